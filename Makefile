@@ -1,0 +1,52 @@
+# One entry point for every check. `make test` is what CI runs (.ci/run).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export QT_QPA_PLATFORM ?= offscreen
+
+# Debian libraries Qt's offscreen platform links against (see shared/NOTES-QT.md).
+QT_DEBS := libgl1 libegl1 libxcb1 libfontconfig1 libglib2.0-0 libdbus-1-3 libxkbcommon0 \
+           libgssapi-krb5-2 fonts-dejavu-core
+
+.PHONY: run test lint typecheck bench setup system-deps clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(MAKE) --no-print-directory system-deps
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# Installs what Qt needs when it is missing and we may (root with apt-get); otherwise says what is missing.
+system-deps:
+	@missing=""; for p in $(QT_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ] || ! command -v dpkg >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing Qt system libraries:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	else echo "warning: Qt needs these system packages:$$missing"; fi
+
+run: $(STAMP)
+	$(BIN)/agent-inspector run demo:retry-feedback
+
+test: $(STAMP)
+	$(BIN)/ruff check inspector tests bench
+	$(BIN)/ruff format --check inspector tests bench
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check inspector tests bench
+	$(BIN)/ruff format --check inspector tests bench
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python bench/engine.py --write bench/RESULTS.md
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

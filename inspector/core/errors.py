@@ -1,0 +1,31 @@
+"""The project's own error types. Errors are translated into these at each boundary."""
+
+from __future__ import annotations
+
+
+class InspectorError(Exception):
+    """Base of every error the project raises on purpose."""
+
+
+class ScenarioError(InspectorError):
+    """Bad input: a scenario, an override or a referenced file. The message is one line that
+    names the file, the field and the problem (CLI exit code 2)."""
+
+
+class ProviderError(InspectorError):
+    """A model call failed. ``retryable`` says whether a transport retry may help."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        kind: str = "ProviderError",
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.kind = kind
+        self.transport_retries = 0
+        self.partial_text = ""  # text received before a stream broke off

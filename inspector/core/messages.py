@@ -1,0 +1,68 @@
+"""Chat messages in the chat-completions shape:
+``{role, content, tool_calls?, tool_call_id?, name?}``.
+
+Messages are frozen so one instance can be shared by every request that repeats it: a step's
+request holds references to the same objects, never copies (per-step cost stays flat).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ToolCall(BaseModel):
+    """One tool call the model asked for. ``arguments`` is the parsed JSON object, or the raw
+    string when the model sent something that is not a JSON object."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+
+    def arguments_json(self) -> str:
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(self.arguments, ensure_ascii=False)
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Role
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # The optional keys are absent, not null, in the chat-completions shape.
+        data: dict[str, Any] = handler(self)
+        for key in ("tool_calls", "tool_call_id", "name"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+
+def system(content: str) -> Message:
+    return Message(role="system", content=content)
+
+
+def user(content: str) -> Message:
+    return Message(role="user", content=content)
+
+
+def assistant(
+    content: str | None = None, tool_calls: tuple[ToolCall, ...] | None = None
+) -> Message:
+    return Message(role="assistant", content=content, tool_calls=tool_calls or None)
+
+
+def tool_result(tool_call_id: str, content: str, name: str | None = None) -> Message:
+    return Message(role="tool", content=content, tool_call_id=tool_call_id, name=name)

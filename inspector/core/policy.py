@@ -1,0 +1,79 @@
+"""The continuation policy of DESIGN §3 (``[policy]``). Every field is a knob the loop obeys;
+the GUI builds its policy form from this model, so a new field appears there by itself."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+FeedbackHistory = Literal["accumulate", "latest", "none", "custom"]
+FeedbackRole = Literal["user", "tool", "system"]
+FinalStep = Literal["force_text", "none"]
+OutputMode = Literal["native", "tool", "prompted"]
+OnInvalidOutput = Literal["raise", "fallback"]
+OnEmptyFinal = Literal["finalize", "retry", "error"]
+OnStepCap = Literal["raise", "fallback"]
+OnRefusal = Literal["raise", "retry", "fallback"]
+
+DEFAULT_FINAL_STEP_INSTRUCTION = "Tools are disabled now. Answer the user with what you have."
+
+
+class Policy(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    max_attempts: int = Field(3, ge=1, description="Validation attempts per turn (1 = no retry).")
+    feedback_history: FeedbackHistory = Field(
+        "accumulate", description="Which earlier feedback the next attempt sees."
+    )
+    feedback_builder: str = Field(
+        "", description='"file.py:function" building the next history (feedback_history = custom).'
+    )
+    feedback_role: FeedbackRole = Field("user", description="Role of injected feedback messages.")
+    keep_failed_attempts: bool = Field(
+        True, description="Failed assistant output stays in the history the model sees."
+    )
+    clear_failed_attempts: bool = Field(
+        True, description="The transcript (what an end user sees) drops failed attempts."
+    )
+    max_steps: int = Field(20, ge=1, description="Model calls per turn, retries included.")
+    final_step: FinalStep = Field(
+        "force_text", description="On the last allowed step, disable tools and ask for an answer."
+    )
+    final_step_instruction: str = Field(
+        DEFAULT_FINAL_STEP_INSTRUCTION, description="Appended to the system prompt on that step."
+    )
+    output_mode: OutputMode = Field(
+        "tool", description="How structured output is requested (only with [output])."
+    )
+    on_invalid_output: OnInvalidOutput = Field(
+        "raise", description="When retries are exhausted: fail, or use the fallback."
+    )
+    fallback: Any = Field(None, description="Fallback output (validated against the schema).")
+    fallback_function: str = Field("", description='"file.py:function" returning the fallback.')
+    fallback_in_history: bool = Field(
+        False, description="Record the fallback in the transcript as an assistant message."
+    )
+    on_empty_final: OnEmptyFinal = Field(
+        "retry", description="A final step with no content: accept it, retry, or fail."
+    )
+    on_step_cap: OnStepCap = Field("raise", description="When max_steps is reached.")
+    on_refusal: OnRefusal = Field("raise", description="When the model refuses.")
+    validator_timeout_s: float = Field(
+        5.0, gt=0, description="A validator running longer yields an error verdict."
+    )
+
+    @model_validator(mode="after")
+    def _needs(self) -> Policy:
+        if self.feedback_history == "custom" and not self.feedback_builder:
+            raise ValueError('feedback_history = "custom" needs feedback_builder = "file.py:name"')
+        uses_fallback = "fallback" in (self.on_invalid_output, self.on_step_cap, self.on_refusal)
+        if uses_fallback and self.fallback is None and not self.fallback_function:
+            raise ValueError(
+                "a fallback handler is selected but neither fallback nor fallback_function is set"
+            )
+        return self
+
+    @property
+    def uses_fallback(self) -> bool:
+        return "fallback" in (self.on_invalid_output, self.on_step_cap, self.on_refusal)

@@ -1,0 +1,56 @@
+"""The ``Provider`` protocol: a request goes in, streamed chunks come out, then one final response.
+
+Providers raise ``ProviderError`` (never a transport library's exception) and must close their
+stream promptly when the consuming task is cancelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from inspector.core.records import RawExchange, StepRequest, StepResponse
+
+
+class _Chunk(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TextChunk(_Chunk):
+    kind: Literal["text"] = "text"
+    text: str
+
+
+class ReasoningChunk(_Chunk):
+    kind: Literal["reasoning"] = "reasoning"
+    text: str
+
+
+class ToolCallChunk(_Chunk):
+    kind: Literal["tool_call"] = "tool_call"
+    call_index: int
+    id: str | None = None
+    name: str | None = None
+    arguments_delta: str = ""
+
+
+class Completed(_Chunk):
+    """The last item of every stream: the whole response, assembled."""
+
+    kind: Literal["completed"] = "completed"
+    response: StepResponse
+    raw: RawExchange | None = None
+    transport_retries: int = 0
+
+
+ProviderChunk = TextChunk | ReasoningChunk | ToolCallChunk | Completed
+
+
+class Provider(Protocol):
+    name: str
+
+    def stream(self, request: StepRequest) -> AsyncIterator[ProviderChunk]:
+        """Yield chunks as they arrive; the last one is ``Completed``."""
+        ...

@@ -1,0 +1,24 @@
+"""JSON Schema checks (the ``jsonschema`` library), with validators cached per schema."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_json: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(schema_json))
+
+
+def schema_errors(schema: dict[str, Any], value: Any) -> list[str]:
+    """Readable problems, most relevant first; empty when ``value`` matches ``schema``."""
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    problems = []
+    for err in sorted(validator.iter_errors(value), key=lambda e: list(e.path)):
+        where = "/".join(str(p) for p in err.path)
+        problems.append(f"{where}: {err.message}" if where else err.message)
+    return problems

@@ -1,0 +1,88 @@
+"""User tools: canned results or ``file.py:function`` (sync or async).
+
+A tool that raises, an unknown tool name or arguments that miss the schema give the model an
+error result — never a crash."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from inspector.core.loading import load_function
+from inspector.core.messages import ToolCall
+from inspector.core.records import ToolResult, ToolSpec
+from inspector.core.scenario import ToolConfig
+from inspector.core.schema import schema_errors
+
+# A replay's hook: the recorded result for a call of a side-effect tool (None: not recorded).
+RecordedResults = Callable[[ToolCall, ToolConfig], ToolResult | None]
+
+
+def _as_content(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class ToolBox:
+    """The scenario's tools, loaded once per run."""
+
+    def __init__(
+        self,
+        tools: Sequence[ToolConfig],
+        base_dir: Path,
+        recorded: RecordedResults | None = None,
+    ) -> None:
+        self.configs = {t.name: t for t in tools}
+        self.specs = [
+            ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools
+        ]
+        self._functions: dict[str, Callable[..., Any]] = {
+            t.name: load_function(t.function, base_dir, f"tool {t.name}")
+            for t in tools
+            if t.function
+        }
+        self._recorded = recorded
+
+    async def execute(self, call: ToolCall) -> ToolResult:
+        config = self.configs.get(call.name)
+        if config is None:
+            known = ", ".join(sorted(self.configs)) or "none"
+            return self._error(call, f"unknown tool {call.name!r} (available: {known})")
+        if isinstance(call.arguments, str):
+            return self._error(call, f"arguments are not a JSON object: {call.arguments[:200]!r}")
+        problems = schema_errors(config.parameters, call.arguments)
+        if problems:
+            return self._error(call, f"invalid arguments: {problems[0]}")
+        if config.side_effects and self._recorded is not None:
+            recorded = self._recorded(call, config)
+            if recorded is not None:
+                return recorded.model_copy(update={"tool_call_id": call.id, "replayed": True})
+        fn = self._functions.get(call.name)
+        if fn is None:
+            return ToolResult(
+                tool_call_id=call.id, name=call.name, content=_as_content(config.result)
+            )
+        try:
+            if inspect.iscoroutinefunction(fn):
+                value = await fn(**call.arguments)
+            else:
+                value = await asyncio.to_thread(fn, **call.arguments)
+        except Exception as exc:
+            last = (str(exc).strip().splitlines() or [""])[-1]
+            return self._error(
+                call, f"{type(exc).__name__}: {last}" if last else type(exc).__name__
+            )
+        return ToolResult(tool_call_id=call.id, name=call.name, content=_as_content(value))
+
+    @staticmethod
+    def _error(call: ToolCall, message: str) -> ToolResult:
+        return ToolResult(
+            tool_call_id=call.id, name=call.name, content=f"Error: {message}", error=message
+        )

@@ -1,0 +1,280 @@
+"""Validators judge a candidate output (DESIGN §3 ``[[validators]]``) and yield verdicts.
+
+A validator never crashes a run: one that raises or runs past its time limit yields a verdict with
+status ``error`` carrying the exception's last line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from inspector.core.errors import ScenarioError
+from inspector.core.loading import load_function
+from inspector.core.messages import Message
+from inspector.core.records import Verdict
+from inspector.core.schema import schema_errors
+
+When = Literal["final", "every_step"]
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
+    name: str | None = None
+    feedback: str | None = None
+    when: When = "final"  # "every_step": also judges tool-call steps (and may stop() the loop)
+    field: str | None = None  # dotted path into a structured output; the whole output otherwise
+
+
+class NonEmpty(_Spec):
+    kind: Literal["non_empty"]
+
+
+class MaxLength(_Spec):
+    kind: Literal["max_length"]
+    max: int = Field(ge=0)
+
+
+class MinLength(_Spec):
+    kind: Literal["min_length"]
+    min: int = Field(ge=0)
+
+
+class RegexAbsent(_Spec):
+    kind: Literal["regex_absent"]
+    pattern: str
+    ignore_case: bool = False
+
+
+class RegexPresent(_Spec):
+    kind: Literal["regex_present"]
+    pattern: str
+    ignore_case: bool = False
+
+
+class JsonSchema(_Spec):
+    kind: Literal["json_schema"]
+    json_schema: dict[str, Any] = Field(alias="schema")
+
+
+class CallsTool(_Spec):
+    kind: Literal["calls_tool"]
+    tool: str
+
+
+class Python(_Spec):
+    kind: Literal["python"]
+    function: str
+
+
+ValidatorSpec = Annotated[
+    NonEmpty | MaxLength | MinLength | RegexAbsent | RegexPresent | JsonSchema | CallsTool | Python,
+    Field(discriminator="kind"),
+]
+
+
+@dataclass
+class ValidationContext:
+    """What a python validator's ``ctx`` offers: ``attempt`` (1-based), ``step`` (index),
+    ``history`` (the messages the model saw, as dicts) and ``stop()``."""
+
+    attempt: int
+    step: int
+    messages: Sequence[Message] = ()
+    pending_tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    scenario: str = ""
+    stopped: bool = False
+
+    @cached_property
+    def history(self) -> list[dict[str, Any]]:
+        return [m.model_dump() for m in self.messages]
+
+    def stop(self) -> None:
+        """End the loop after this step, even with pending tool calls."""
+        self.stopped = True
+
+
+def _field_value(output: Any, path: str | None) -> Any:
+    if not path:
+        return output
+    node = output
+    for part in path.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _last_line(exc: BaseException) -> str:
+    text = (str(exc).strip().splitlines() or [""])[-1]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Validator:
+    """One compiled validator: regexes compiled and functions loaded once, not per verdict."""
+
+    def __init__(self, spec: _Spec, name: str, base_dir: Path, timeout_s: float) -> None:
+        self.spec = spec
+        self.name = name
+        self.timeout_s = timeout_s
+        self._regex: re.Pattern[str] | None = None
+        self._fn: Callable[..., Any] | None = None
+        if isinstance(spec, RegexAbsent | RegexPresent):
+            try:
+                self._regex = re.compile(spec.pattern, re.IGNORECASE if spec.ignore_case else 0)
+            except re.error as exc:
+                raise ScenarioError(
+                    f"validator {name}: bad pattern {spec.pattern!r}: {exc}"
+                ) from None
+        if isinstance(spec, Python):
+            self._fn = load_function(spec.function, base_dir, f"validator {name}")
+
+    def _fail(self, reason: str, default_feedback: str) -> Verdict:
+        return Verdict.failed(self.name, reason, self.spec.feedback or default_feedback)
+
+    def _builtin(self, output: Any, ctx: ValidationContext) -> Verdict:
+        spec = self.spec
+        text = as_text(_field_value(output, spec.field))
+        if isinstance(spec, NonEmpty):
+            if text.strip():
+                return Verdict.passed(self.name)
+            return self._fail("empty output", "Your answer was empty. Answer the user.")
+        if isinstance(spec, MaxLength):
+            if len(text) <= spec.max:
+                return Verdict.passed(self.name, f"{len(text)} ≤ {spec.max} characters")
+            return self._fail(
+                f"{len(text)} characters > {spec.max}",
+                f"Keep the answer to at most {spec.max} characters (it had {len(text)}).",
+            )
+        if isinstance(spec, MinLength):
+            if len(text) >= spec.min:
+                return Verdict.passed(self.name, f"{len(text)} ≥ {spec.min} characters")
+            return self._fail(
+                f"{len(text)} characters < {spec.min}",
+                f"Write at least {spec.min} characters (it had {len(text)}).",
+            )
+        if isinstance(spec, RegexAbsent):
+            assert self._regex is not None
+            m = self._regex.search(text)
+            if m is None:
+                return Verdict.passed(self.name)
+            return self._fail(
+                f"found {m.group(0)!r} at {m.start()}",
+                f"The answer must not contain {m.group(0)!r}.",
+            )
+        if isinstance(spec, RegexPresent):
+            assert self._regex is not None
+            if self._regex.search(text):
+                return Verdict.passed(self.name)
+            return self._fail(
+                f"no match for {spec.pattern!r}",
+                f"The answer must match the pattern {spec.pattern!r}.",
+            )
+        if isinstance(spec, JsonSchema):
+            value = _field_value(output, spec.field)
+            if isinstance(value, str):
+                try:
+                    value = json.loads(value)
+                except json.JSONDecodeError as exc:
+                    return self._fail(f"not JSON: {exc.msg}", "Answer with valid JSON only.")
+            problems = schema_errors(spec.json_schema, value)
+            if not problems:
+                return Verdict.passed(self.name)
+            return self._fail(problems[0], f"The answer does not match the schema: {problems[0]}")
+        if isinstance(spec, CallsTool):
+            called = any(
+                call.name == spec.tool
+                for m in ctx.messages
+                if m.role == "assistant" and m.tool_calls
+                for call in m.tool_calls
+            ) or any(c.get("name") == spec.tool for c in ctx.pending_tool_calls)
+            if called:
+                return Verdict.passed(self.name)
+            return self._fail(
+                f"tool {spec.tool!r} was not called",
+                f"Call the {spec.tool} tool before answering.",
+            )
+        raise AssertionError(f"unhandled validator kind {type(spec).__name__}")
+
+    def _from_return(self, value: Any) -> Verdict:
+        if value is None or value is True:
+            return Verdict.passed(self.name)
+        if value is False:
+            return self._fail("returned False", f"The answer failed the check {self.name}.")
+        if isinstance(value, str):
+            return Verdict.failed(self.name, value, value)
+        if isinstance(value, Verdict):
+            return value.model_copy(update={"validator": value.validator or self.name})
+        return Verdict.errored(
+            self.name, f"returned {type(value).__name__}; expected None, bool, str or Verdict"
+        )
+
+    async def judge(self, output: Any, ctx: ValidationContext) -> Verdict:
+        if self._fn is None:
+            try:
+                return self._builtin(output, ctx)
+            except Exception as exc:  # a builtin on odd input must not crash the run either
+                return Verdict.errored(self.name, _last_line(exc))
+        fn = self._fn
+        value = _field_value(output, self.spec.field)
+        try:
+            if inspect.iscoroutinefunction(fn):
+                result = await asyncio.wait_for(fn(value, ctx), self.timeout_s)
+            else:
+                result = await asyncio.wait_for(asyncio.to_thread(fn, value, ctx), self.timeout_s)
+        except TimeoutError:
+            return Verdict.errored(self.name, f"timed out after {self.timeout_s:g} s")
+        except Exception as exc:
+            return Verdict.errored(self.name, _last_line(exc))
+        return self._from_return(result)
+
+
+def _spec_name(spec: _Spec) -> str:
+    if spec.name:
+        return spec.name
+    if isinstance(spec, Python):
+        return spec.function.rpartition(":")[2]
+    return str(getattr(spec, "kind", "validator"))
+
+
+def compile_validators(
+    specs: Sequence[_Spec], base_dir: Path, timeout_s: float = 5.0
+) -> list[Validator]:
+    """Names are unique within a scenario (a repeated one gets ``#2``, ``#3``...)."""
+    seen: dict[str, int] = {}
+    out: list[Validator] = []
+    for spec in specs:
+        base = _spec_name(spec)
+        seen[base] = seen.get(base, 0) + 1
+        name = base if seen[base] == 1 else f"{base}#{seen[base]}"
+        out.append(Validator(spec, name, base_dir, timeout_s))
+    return out
+
+
+async def judge_all(
+    validators: Sequence[Validator], output: Any, ctx: ValidationContext, *, when: When = "final"
+) -> list[Verdict]:
+    """Runs the validators that apply (``when="every_step"`` selects only those), in order."""
+    chosen = [v for v in validators if when == "final" or v.spec.when == "every_step"]
+    return [await v.judge(output, ctx) for v in chosen]
