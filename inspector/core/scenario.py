@@ -108,6 +108,9 @@ class ScriptEntry(_Section):
     usage: dict[str, int] | None = None
     delay_ms: float = Field(0.0, ge=0)
     error: str | None = None  # the call fails with this provider error message
+    # What the model answers instead when the request disables tools (tool_choice "none"), as a
+    # real API enforces it; without it the entry's tool calls are sent regardless.
+    text_if_tools_disabled: str | None = None
 
 
 class Scenario(_Section):

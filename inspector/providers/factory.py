@@ -1,0 +1,23 @@
+"""Builds the provider a scenario names. The only place that maps ``[model].provider`` to code."""
+
+from __future__ import annotations
+
+from inspector.core.errors import ScenarioError
+from inspector.core.output import plan_output
+from inspector.core.provider import Provider
+from inspector.core.scenario import Scenario
+from inspector.providers.scripted import ScriptedProvider
+
+
+def build_provider(scenario: Scenario) -> Provider:
+    kind = scenario.model.provider
+    if kind == "scripted":
+        plan = plan_output(
+            scenario.output, scenario.policy.output_mode, (t.name for t in scenario.tools)
+        )
+        mode = plan.mode if plan.mode != "text" else None
+        return ScriptedProvider(scenario.script, final_tool=plan.final_tool_name, output_mode=mode)
+    raise ScenarioError(
+        f"{scenario.source}: model.provider: {kind!r} is not available in this build yet "
+        "(only 'scripted' is)"
+    )

@@ -1,0 +1,114 @@
+"""A readable, live timeline of a turn for the terminal: one line per step as it finishes
+(attempt, kind, status, verdicts, forced markers, tokens, latency), feedback under it, and a
+summary when the run ends. An event subscriber like the store and the GUI."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from inspector.core.events import Event, RunFinished, RunStarted, StepFinished
+from inspector.core.records import RunRecord, Step
+
+
+def step_kind(step: Step) -> str:
+    """tool call | final | empty | error | cancelled — what the step was, for a timeline."""
+    if step.status in ("empty", "error", "cancelled", "interrupted", "pending"):
+        return step.status
+    if step.tool_results:
+        return "tool call"
+    return "final"
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _forced(step: Step) -> str:
+    if step.forced is None:
+        return ""
+    parts = []
+    choice = step.forced.tool_choice
+    if choice == "none":
+        parts.append("tools disabled")
+    elif isinstance(choice, dict):
+        parts.append(f"{choice.get('name')} pinned")
+    if step.forced.instruction_appended:
+        parts.append("instruction appended")
+    return "[forced: " + ", ".join(parts) + "]" if parts else ""
+
+
+def _what(step: Step) -> str:
+    response = step.response
+    if response is None:
+        return step.error or ""
+    if step.status == "error":
+        return f"error: {step.error}"
+    if response.tool_calls:
+        calls = [f"{c.name}({_clip(c.arguments_json(), 40)})" for c in response.tool_calls]
+        return ", ".join(calls)
+    if response.refusal:
+        return f"refusal: {response.refusal}"
+    return json.dumps(response.text, ensure_ascii=False) if response.text else ""
+
+
+def step_line(step: Step) -> str:
+    verdicts = " ".join(
+        ("✓ " if v.ok else ("! " if v.status == "error" else "✗ "))
+        + v.validator
+        + ("" if v.ok else f": {_clip(v.reason, 50)}")
+        for v in step.verdicts
+    )
+    usage = step.response.usage if step.response else None
+    tokens = f"in {usage.input_tokens} out {usage.output_tokens}" if usage else ""
+    latency = f"{step.latency_ms:.0f} ms" if step.latency_ms is not None else ""
+    parts = [
+        f"#{step.index:<3} a{step.attempt:<2} {step_kind(step):<9} {step.status:<17}",
+        _clip(_what(step), 60),
+        verdicts,
+        _forced(step),
+        "[cleared]" if step.cleared else "",
+        tokens,
+        latency,
+    ]
+    return "  ".join(p for p in parts if p)
+
+
+def summary_lines(record: RunRecord) -> list[str]:
+    b = record.budgets
+    lines = [
+        f"{record.status} ({record.termination}) · attempts {b.attempts_used}/{b.max_attempts}"
+        f" · steps {b.steps_used}/{b.max_steps} · tokens in {record.usage.input_tokens}"
+        f" / out {record.usage.output_tokens} · {record.duration_ms:.0f} ms",
+    ]
+    if record.error is not None:
+        lines.append(f"error: {record.error.type}: {record.error.message}")
+    if record.output is not None:
+        value = record.output
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        label = "fallback" if record.status == "fallback" else "output"
+        lines.append(f"{label}: {text}")
+    return lines
+
+
+class TimelinePrinter:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._write(f"{event.scenario} · {event.provider}/{event.model} · run {event.run_id}")
+        elif isinstance(event, StepFinished):
+            step = event.step
+            self._write(step_line(step))
+            for message in step.feedback:
+                content = message.content or ", ".join(c.name for c in (message.tool_calls or ()))
+                self._write(f"       ↳ feedback ({message.role}): {_clip(content, 90)}")
+        elif isinstance(event, RunFinished):
+            for line in summary_lines(event.record):
+                self._write(line)
+
+    def _write(self, line: str) -> None:
+        self.out.write(line + "\n")
+        self.out.flush()

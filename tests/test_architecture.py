@@ -1,0 +1,57 @@
+"""The dependency direction of STYLE.md, checked in a fresh interpreter: the engine imports no
+Qt, HTTP or SQLite, and the CLI runs a turn without Qt (so it works with no display)."""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+
+import inspector.core
+
+CORE_MODULES = sorted(
+    f"inspector.core.{m.name}" for m in pkgutil.iter_modules(inspector.core.__path__)
+)
+GUI = ("PySide6", "qasync")
+IO = ("httpx", "sqlite3", "_sqlite3")
+
+
+def _loaded_after(code: str) -> set[str]:
+    probe = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    return {m.split(".")[0] for m in json.loads(out.strip().splitlines()[-1])}
+
+
+def test_core_modules_are_all_checked() -> None:
+    assert "inspector.core.loop" in CORE_MODULES
+    assert len(CORE_MODULES) >= 10
+
+
+def test_core_imports_no_qt_http_or_sqlite() -> None:
+    loaded = _loaded_after("\n".join(f"import {m}" for m in CORE_MODULES))
+    assert loaded.isdisjoint(GUI + IO), loaded & set(GUI + IO)
+
+
+def test_cli_run_needs_no_qt() -> None:
+    code = (
+        "import io, contextlib\n"
+        "from inspector.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['run', 'demo:empty-final', '--json']) == 0\n"
+    )
+    loaded = _loaded_after(code)
+    assert loaded.isdisjoint(GUI), loaded & set(GUI)
+
+
+def test_core_sources_never_name_forbidden_imports() -> None:
+    # Belt and braces for lazy imports inside functions, which the probes above would miss.
+    import pathlib
+    import re
+
+    pattern = re.compile(r"^\s*(from|import)\s+(PySide6|qasync|httpx|sqlite3)\b", re.M)
+    root = pathlib.Path(inspector.core.__path__[0])
+    offenders = [p.name for p in root.glob("*.py") if pattern.search(p.read_text())]
+    assert offenders == []
