@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
 from inspector.core.errors import InspectorError
 from inspector.core.messages import Message
-from inspector.core.records import Verdict
+from inspector.core.policy import Policy
+from inspector.core.records import Termination, Verdict
 
 _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 
@@ -86,3 +87,19 @@ def dumps(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 def dump_verdicts(verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
     return [v.model_dump() for v in verdicts]
+
+
+def choose_handler(trigger: Termination, policy: Policy) -> Literal["raise", "fallback"]:
+    """Which handler ends a turn whose retries are over (B5): the step-cap handler for the cap,
+    the refusal handler for a refusal it does not retry, the invalid-output handler otherwise."""
+    if trigger == "step_cap":
+        return policy.on_step_cap
+    if trigger == "refusal" and policy.on_refusal != "retry":
+        return "fallback" if policy.on_refusal == "fallback" else "raise"
+    return policy.on_invalid_output
+
+
+def failure_kind(trigger: Termination) -> str:
+    """The ``error.type`` of a turn a handler ended with ``raise``."""
+    kinds = {"step_cap": "StepCapReached", "refusal": "Refusal", "empty_final": "EmptyFinal"}
+    return kinds.get(trigger, "ValidatorExhausted")

@@ -20,13 +20,10 @@ from inspector.core.events import (
     EventSink,
     FallbackUsed,
     FeedbackInjected,
-    ReasoningDelta,
     RunFinished,
     RunStarted,
     StepFinished,
     StepStarted,
-    TextDelta,
-    ToolCallDelta,
     ToolExecuted,
     VerdictsReady,
     discard,
@@ -37,8 +34,10 @@ from inspector.core.handlers import (
     HookError,
     build_custom_history,
     call_fallback,
+    choose_handler,
     dump_verdicts,
     dumps,
+    failure_kind,
 )
 from inspector.core.history import (
     Block,
@@ -51,29 +50,27 @@ from inspector.core.loading import load_function
 from inspector.core.messages import Message, ToolCall, assistant, tool_result
 from inspector.core.output import (
     Candidate,
-    forced_tool_choice,
     output_as_text,
     plan_output,
     read_candidate,
-    tool_choice,
 )
-from inspector.core.provider import Completed, Provider, ReasoningChunk, TextChunk, ToolCallChunk
+from inspector.core.provider import Provider
 from inspector.core.records import (
     Budgets,
-    Forced,
     RunError,
     RunRecord,
     RunStatus,
     Step,
-    StepRequest,
     StepResponse,
     Termination,
     ToolResult,
     Usage,
     Verdict,
 )
+from inspector.core.requests import build_request
 from inspector.core.scenario import Scenario
 from inspector.core.schema import schema_errors
+from inspector.core.streaming import OpenStep, consume
 from inspector.core.tools import RecordedResults, ToolBox
 from inspector.core.validators import ValidationContext, compile_validators, judge_all
 
@@ -109,20 +106,6 @@ class _Finished(Exception):
         self.output = output
         self.error = error
         self.fallback_trigger = fallback_trigger
-
-
-class _OpenStep:
-    """A step in flight: what to record if the turn is cancelled or breaks mid-step."""
-
-    def __init__(self, index: int, attempt: int, request: StepRequest, forced: Forced | None):
-        self.index = index
-        self.attempt = attempt
-        self.request = request
-        self.forced = forced
-        self.text: list[str] = []
-        self.response: StepResponse | None = None
-        self.tool_results: list[ToolResult] = []
-        self.verdicts: list[Verdict] = []
 
 
 class Turn:
@@ -170,8 +153,10 @@ class Turn:
         self.offered = list(self.tools.specs)
         if self.plan.final_tool is not None:
             self.offered.append(self.plan.final_tool)
-        self.system = scenario.prompt.system + self.plan.system_suffix
-        self.prefix: list[Message] = scenario.prompt.initial_messages()
+        suffix = self.plan.system_suffix
+        self.system = scenario.prompt.system + suffix if scenario.prompt.system else suffix.lstrip()
+        self.opening: list[Message] = scenario.prompt.initial_messages()
+        self.prefix: list[Message] = list(self.opening)  # a custom builder's history replaces it
         self.blocks: list[Block] = []
         self.history: list[Message] = list(self.prefix)
         self.transcript: list[Message] = list(self.prefix)
@@ -179,15 +164,18 @@ class Turn:
         self.attempt = 1
         self.usage = Usage()
         self.transport_retries = 0
-        self.open: _OpenStep | None = None
+        self.open: OpenStep | None = None
         self.last_output: Any = None
         self.last_verdicts: list[Verdict] = []
+        # What the turn was handling when a user hook broke (the termination of an "error" run).
+        self.trigger: Termination = "validator_exhausted"
 
     # ---- the turn ---------------------------------------------------------------------------
 
     async def run(self) -> RunRecord:
         started_at = self.now()
         t0 = self.clock()
+        source = self.scenario.model_dump(mode="json", by_alias=True)
         self.emit(
             RunStarted(
                 run_id=self.run_id,
@@ -197,7 +185,7 @@ class Turn:
                 provider=self.provider.name,
                 model=self.scenario.model.name,
                 replay_of=self.replay_of,
-                scenario_source=self.scenario.model_dump(mode="json", by_alias=True),
+                scenario_source=source,
                 overrides=self.overrides,
             )
         )
@@ -218,10 +206,16 @@ class Turn:
             )
         except HookError as exc:
             self._close_open_step("error", str(exc))
-            outcome = _Finished(
-                "error", "provider_error", error=RunError(type=exc.kind, message=str(exc))
-            )
-            outcome.termination = self._error_termination()
+            error = RunError(type=exc.kind, message=str(exc))
+            outcome = _Finished("error", self.trigger, error=error)
+        except Exception as exc:
+            # Not ours (a provider returning garbage, a bug): still a finished record, no step
+            # left pending, and the error named in one line.
+            in_call = self.open is not None and self.open.response is None
+            message = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[-1]}"
+            self._close_open_step("error", message)
+            error = RunError(type=type(exc).__name__, message=message)
+            outcome = _Finished("error", "provider_error" if in_call else self.trigger, error=error)
         record = RunRecord(
             run_id=self.run_id,
             scenario=self.scenario.name,
@@ -246,21 +240,11 @@ class Turn:
             provider=self.provider.name,
             model=self.scenario.model.name,
             fallback_trigger=outcome.fallback_trigger,
-            scenario_source=self.scenario.model_dump(mode="json", by_alias=True),
+            scenario_source=source,
             overrides=self.overrides,
         )
         self.emit(RunFinished(run_id=self.run_id, record=record))
         return record
-
-    def _error_termination(self) -> Termination:
-        # A broken hook ends the turn where it broke; the fallback hook only runs inside a handler.
-        return (
-            "fallback"
-            if self.fallback_fn is not None and self._in_handler
-            else "validator_exhausted"
-        )
-
-    _in_handler = False
 
     async def _step(self) -> None:
         if len(self.steps) >= self.policy.max_steps:
@@ -284,88 +268,43 @@ class Turn:
 
     # ---- one model call -----------------------------------------------------------------------
 
-    def _request(self, index: int) -> tuple[StepRequest, Forced | None]:
-        system = self.system
-        choice = tool_choice(self.plan, bool(self.tools.specs))
-        forced = None
-        last = index == self.policy.max_steps
-        if last and self.policy.final_step == "force_text" and self.offered:
-            choice = forced_tool_choice(self.plan)
-            instruction = self.policy.final_step_instruction
-            system = f"{system}\n\n{instruction}" if system else instruction
-            forced = Forced(tool_choice=choice, instruction_appended=True)
-        elif self.plan.final_tool is not None and isinstance(choice, dict):
-            forced = Forced(tool_choice=choice, instruction_appended=False)
-        # model_construct: every part is already a validated record, and the message list is
-        # shared by reference (frozen messages), so building a request costs O(1) per message.
-        request = StepRequest.model_construct(
-            system=system,
-            messages=list(self.history),
-            tools=self.offered,
-            tool_choice=choice,
-            response_format=self.plan.response_format,
-        )
-        return request, forced
-
     async def _call_model(self) -> Step:
         index = len(self.steps) + 1
-        request, forced = self._request(index)
-        self.open = open_ = _OpenStep(index, self.attempt, request, forced)
-        self.emit(
-            StepStarted(
-                run_id=self.run_id,
-                index=index,
-                attempt=self.attempt,
-                request=request,
-                forced=forced,
-            )
+        request, forced = build_request(
+            index=index,
+            system=self.system,
+            history=self.history,
+            offered=self.offered,
+            plan=self.plan,
+            has_user_tools=bool(self.tools.specs),
+            policy=self.policy,
         )
+        self.open = open_ = OpenStep(index, self.attempt, request, forced)
+        started = StepStarted(
+            run_id=self.run_id, index=index, attempt=self.attempt, request=request, forced=forced
+        )
+        self.emit(started)
         t0 = self.clock()
-        ttft: float | None = None
-        completed: Completed | None = None
         try:
-            async for chunk in self.provider.stream(request):
-                if isinstance(chunk, Completed):
-                    completed = chunk
-                    break
-                if ttft is None:
-                    ttft = (self.clock() - t0) * 1000
-                if isinstance(chunk, TextChunk):
-                    open_.text.append(chunk.text)
-                    self.emit(TextDelta(run_id=self.run_id, index=index, text=chunk.text))
-                elif isinstance(chunk, ReasoningChunk):
-                    self.emit(ReasoningDelta(run_id=self.run_id, index=index, text=chunk.text))
-                elif isinstance(chunk, ToolCallChunk):
-                    self.emit(
-                        ToolCallDelta(
-                            run_id=self.run_id,
-                            index=index,
-                            call_index=chunk.call_index,
-                            id=chunk.id,
-                            name=chunk.name,
-                            arguments_delta=chunk.arguments_delta,
-                        )
-                    )
+            completed = await consume(self.provider, open_, self.emit, self.run_id, self.clock)
         except ProviderError as exc:
             self.transport_retries += exc.transport_retries
-            partial = exc.partial_text or "".join(open_.text)
-            open_.response = StepResponse(text=partial)
+            open_.response = StepResponse(text=exc.partial_text or "".join(open_.text))
             self._close_open_step("error", str(exc))
-            raise _Finished(
-                "error", "provider_error", error=RunError(type=exc.kind, message=str(exc))
-            ) from None
+            error = RunError(type=exc.kind, message=str(exc))
+            raise _Finished("error", "provider_error", error=error) from None
         if completed is None:
             open_.response = StepResponse(text="".join(open_.text))
             message = f"{self.provider.name}: the stream ended without a final response"
             self._close_open_step("error", message)
-            raise _Finished(
-                "error", "provider_error", error=RunError(type="ProviderError", message=message)
-            )
-        latency = (self.clock() - t0) * 1000
+            error = RunError(type="ProviderError", message=message)
+            raise _Finished("error", "provider_error", error=error)
+        latency = round((self.clock() - t0) * 1000, 3)
         self.transport_retries += completed.transport_retries
         response = completed.response
         self.usage = self.usage + response.usage
         open_.response = response
+        final_tool = self.plan.final_tool_name
         return Step.model_construct(
             index=index,
             attempt=self.attempt,
@@ -377,10 +316,10 @@ class Turn:
             feedback=[],
             forced=forced,
             cleared=False,
-            internal_tool=self.plan.final_tool_name is not None
-            and any(c.name == self.plan.final_tool_name for c in response.tool_calls),
-            latency_ms=round(latency, 3),
-            ttft_ms=round(ttft if ttft is not None else latency, 3),
+            internal_tool=final_tool is not None
+            and any(c.name == final_tool for c in response.tool_calls),
+            latency_ms=latency,
+            ttft_ms=open_.ttft_ms if open_.ttft_ms is not None else latency,
             error=None,
             raw=completed.raw,
         )
@@ -427,6 +366,10 @@ class Turn:
                 output=response.text or None,
                 error=None if ok else RunError(type="ValidatorStop", message=_reasons(verdicts)),
             )
+        if step.index >= self.policy.max_steps:
+            # Nobody would ever see these results: the turn cannot call the model again.
+            self._finish_step(step.model_copy(update={"verdicts": verdicts}))
+            await self._handle("step_cap", self._cap_message(step))
         results: list[ToolResult] = []
         for call in response.tool_calls:
             result = await self.tools.execute(call)
@@ -551,11 +494,12 @@ class Turn:
         if len(self.steps) + 1 >= self.policy.max_steps:
             self._finish_step(step)
             await self._handle("step_cap", self._cap_message())
+        self.trigger = trigger
         text = feedback_text(verdicts)
         feedback = self._next_history(step, message, judged_call, text, verdicts)
         step = step.model_copy(update={"feedback": feedback})
         self.emit(FeedbackInjected(run_id=self.run_id, index=step.index, messages=feedback))
-        if not cleared and self.policy.feedback_role != "tool":
+        if not self.policy.clear_failed_attempts and self.policy.feedback_role != "tool":
             self.transcript.extend(feedback)
         self._finish_step(step)
         self.attempt += 1
@@ -583,7 +527,7 @@ class Turn:
             verdicts=dump_verdicts(verdicts),
             feedback=text,
             default_next=dumps(default_next),
-            prefix=dumps(self.prefix),
+            prefix=dumps(self.opening),
         )
         built = build_custom_history(self.builder, ctx)
         # The builder owns the history from here: it becomes the prefix of what follows.
@@ -603,24 +547,27 @@ class Turn:
             f"no acceptable output after {n} attempt{'s' if n != 1 else ''}: {_reasons(verdicts)}"
         )
 
-    def _cap_message(self) -> str:
-        return f"step cap reached: {self.policy.max_steps} model calls without an accepted answer"
+    def _cap_message(self, last: Step | None = None) -> str:
+        message = (
+            f"step cap reached: {self.policy.max_steps} model calls without an accepted answer"
+        )
+        calls = last.response.tool_calls if last and last.response else []
+        if last and last.forced and last.forced.instruction_appended and calls:
+            names = ", ".join(sorted({c.name for c in calls}))
+            choice = last.forced.tool_choice
+            message += (
+                f"; on the last step the model called {names} despite tool_choice "
+                f"{choice!r} (not executed)"
+            )
+        return message
 
     async def _handle(self, trigger: Termination, message: str) -> None:
         """Retries are over: the matching handler raises (status failed) or supplies a fallback."""
         policy = self.policy
-        handler = {
-            "step_cap": policy.on_step_cap,
-            "refusal": "fallback" if policy.on_refusal == "fallback" else "raise",
-        }.get(trigger, policy.on_invalid_output)
-        if handler != "fallback":
-            kind = {
-                "step_cap": "StepCapReached",
-                "refusal": "Refusal",
-                "empty_final": "EmptyFinal",
-            }.get(trigger, "ValidatorExhausted")
-            raise _Finished("failed", trigger, error=RunError(type=kind, message=message))
-        self._in_handler = True
+        if choose_handler(trigger, policy) == "raise":
+            error = RunError(type=failure_kind(trigger), message=message)
+            raise _Finished("failed", trigger, error=error)
+        self.trigger = trigger
         value = policy.fallback
         if self.fallback_fn is not None:
             ctx = FallbackContext(

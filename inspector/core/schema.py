@@ -14,9 +14,15 @@ def _validator(schema_json: str) -> Draft202012Validator:
     return Draft202012Validator(json.loads(schema_json))
 
 
-def schema_errors(schema: dict[str, Any], value: Any) -> list[str]:
+def compile_schema(schema: dict[str, Any]) -> Draft202012Validator:
+    return _validator(json.dumps(schema, sort_keys=True))
+
+
+def schema_errors(schema: dict[str, Any] | Draft202012Validator, value: Any) -> list[str]:
     """Readable problems, most relevant first; empty when ``value`` matches ``schema``."""
-    validator = _validator(json.dumps(schema, sort_keys=True))
+    validator = schema if isinstance(schema, Draft202012Validator) else compile_schema(schema)
+    if validator.is_valid(value):
+        return []
     problems = []
     for err in sorted(validator.iter_errors(value), key=lambda e: list(e.path)):
         where = "/".join(str(p) for p in err.path)

@@ -16,7 +16,7 @@ from inspector.core.loading import load_function
 from inspector.core.messages import ToolCall
 from inspector.core.records import ToolResult, ToolSpec
 from inspector.core.scenario import ToolConfig
-from inspector.core.schema import schema_errors
+from inspector.core.schema import compile_schema, schema_errors
 
 # A replay's hook: the recorded result for a call of a side-effect tool (None: not recorded).
 RecordedResults = Callable[[ToolCall, ToolConfig], ToolResult | None]
@@ -49,6 +49,7 @@ class ToolBox:
             if t.function
         }
         self._recorded = recorded
+        self._argument_schemas = {t.name: compile_schema(t.parameters) for t in tools}
 
     async def execute(self, call: ToolCall) -> ToolResult:
         config = self.configs.get(call.name)
@@ -57,7 +58,7 @@ class ToolBox:
             return self._error(call, f"unknown tool {call.name!r} (available: {known})")
         if isinstance(call.arguments, str):
             return self._error(call, f"arguments are not a JSON object: {call.arguments[:200]!r}")
-        problems = schema_errors(config.parameters, call.arguments)
+        problems = schema_errors(self._argument_schemas[call.name], call.arguments)
         if problems:
             return self._error(call, f"invalid arguments: {problems[0]}")
         if config.side_effects and self._recorded is not None:

@@ -1,0 +1,62 @@
+"""Pumps a provider's stream into events, keeping what arrived so far for the record."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inspector.core.events import EventSink, ReasoningDelta, TextDelta, ToolCallDelta
+from inspector.core.provider import Completed, Provider, ReasoningChunk, TextChunk, ToolCallChunk
+from inspector.core.records import Forced, StepRequest, StepResponse, ToolResult, Verdict
+
+
+class OpenStep:
+    """A step in flight: what to record if the turn is cancelled or breaks mid-step."""
+
+    def __init__(self, index: int, attempt: int, request: StepRequest, forced: Forced | None):
+        self.index = index
+        self.attempt = attempt
+        self.request = request
+        self.forced = forced
+        self.text: list[str] = []
+        self.response: StepResponse | None = None
+        self.tool_results: list[ToolResult] = []
+        self.verdicts: list[Verdict] = []
+        self.ttft_ms: float | None = None
+
+
+async def consume(
+    provider: Provider,
+    open_step: OpenStep,
+    emit: EventSink,
+    run_id: str,
+    clock: Callable[[], float],
+) -> Completed | None:
+    """Streams ``open_step.request``; returns the final ``Completed`` (None when the stream ended
+    without one). ``ProviderError`` and cancellation propagate; the text received so far stays in
+    ``open_step.text`` either way."""
+    index = open_step.index
+    t0 = clock()
+    completed: Completed | None = None
+    async for chunk in provider.stream(open_step.request):
+        if isinstance(chunk, Completed):  # always the last chunk of a stream
+            completed = chunk
+            continue
+        if open_step.ttft_ms is None:
+            open_step.ttft_ms = round((clock() - t0) * 1000, 3)
+        if isinstance(chunk, TextChunk):
+            open_step.text.append(chunk.text)
+            emit(TextDelta(run_id=run_id, index=index, text=chunk.text))
+        elif isinstance(chunk, ReasoningChunk):
+            emit(ReasoningDelta(run_id=run_id, index=index, text=chunk.text))
+        elif isinstance(chunk, ToolCallChunk):
+            emit(
+                ToolCallDelta(
+                    run_id=run_id,
+                    index=index,
+                    call_index=chunk.call_index,
+                    id=chunk.id,
+                    name=chunk.name,
+                    arguments_delta=chunk.arguments_delta,
+                )
+            )
+    return completed
