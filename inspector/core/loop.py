@@ -256,6 +256,7 @@ class Turn:
             verdict = Verdict.failed(
                 REFUSAL_VERDICT, response.refusal, "Please answer the request."
             )
+            self.emit(VerdictsReady(run_id=self.run_id, index=step.index, verdicts=[verdict]))
             await self._reject(step, assistant(response.refusal), None, [verdict], "refusal")
         elif not response.text.strip() and not response.tool_calls:
             await self._empty(step)
@@ -358,14 +359,16 @@ class Turn:
         calls = [c.model_dump() for c in response.tool_calls]
         verdicts, stopped = await self._judge_every_step(step, response.text, calls)
         if stopped:
+            # The pending tool calls are not run. The turn succeeds only with an output to keep.
             ok = all(v.ok for v in verdicts)
-            self._finish_step(step.model_copy(update={"verdicts": verdicts}))
-            raise _Finished(
-                "succeeded" if ok else "failed",
-                "validator_stop",
-                output=response.text or None,
-                error=None if ok else RunError(type="ValidatorStop", message=_reasons(verdicts)),
-            )
+            status = "success" if ok else "failed_validation"
+            self._finish_step(step.model_copy(update={"verdicts": verdicts, "status": status}))
+            if ok and response.text.strip():
+                self.transcript.append(assistant(response.text))
+                raise _Finished("succeeded", "validator_stop", output=response.text)
+            reason = _reasons(verdicts) if not ok else "stopped before any output"
+            error = RunError(type="ValidatorStop", message=reason)
+            raise _Finished("failed", "validator_stop", error=error)
         if step.index >= self.policy.max_steps:
             # Nobody would ever see these results: the turn cannot call the model again.
             self._finish_step(step.model_copy(update={"verdicts": verdicts}))

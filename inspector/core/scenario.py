@@ -6,6 +6,7 @@ field and the problem.
 
 from __future__ import annotations
 
+import copy
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +22,8 @@ ProviderName = Literal["scripted", "openai", "anthropic", "replay"]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Numbers are taken as text where text is expected (`--set model.name=2024`).
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
 
 class ModelConfig(_Section):
@@ -60,7 +62,9 @@ class OutputConfig(_Section):
     name: str = "final_answer"
     description: str = "Give the final answer to the user."
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, serialize_by_alias=True, coerce_numbers_to_str=True
+    )
 
     @model_validator(mode="after")
     def _schema_ok(self) -> OutputConfig:
@@ -167,6 +171,7 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     path = [p.strip() for p in key.strip().split(".") if p.strip()]
     if not sep or not path:
         raise ScenarioError(f"--set {text!r}: expected SECTION.KEY=VALUE")
+    raw = raw.strip()
     try:
         value: Any = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
@@ -190,11 +195,18 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
 def scenario_from_dict(
     data: dict[str, Any], *, source: str, base_dir: Path, overrides: list[str] | None = None
 ) -> Scenario:
-    data = apply_overrides(dict(data), list(overrides or []))
+    overrides = list(overrides or [])
+    data = apply_overrides(copy.deepcopy(data), overrides)  # never the caller's tables
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError(describe_validation_error(source, exc)) from None
+        line = describe_validation_error(source, exc)
+        loc = [str(p) for p in exc.errors()[0]["loc"]]
+        for text in overrides:
+            path, _ = parse_override(text)
+            if loc[: len(path)] == path:
+                line += f" (from --set {text})"
+        raise ScenarioError(line) from None
     return scenario.model_copy(update={"base_dir": base_dir, "source": source})
 
 
@@ -211,5 +223,7 @@ def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scena
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{p}: not UTF-8 text (byte {exc.start})") from None
     data = read_scenario_toml(text, str(p))
     return scenario_from_dict(data, source=str(p), base_dir=p.resolve().parent, overrides=overrides)

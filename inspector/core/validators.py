@@ -7,9 +7,11 @@ status ``error`` carrying the exception's last line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -242,12 +244,40 @@ class Validator:
             if inspect.iscoroutinefunction(fn):
                 result = await asyncio.wait_for(fn(value, ctx), self.timeout_s)
             else:
-                result = await asyncio.wait_for(asyncio.to_thread(fn, value, ctx), self.timeout_s)
+                result = await asyncio.wait_for(_in_daemon_thread(fn, value, ctx), self.timeout_s)
         except TimeoutError:
             return Verdict.errored(self.name, f"timed out after {self.timeout_s:g} s")
         except Exception as exc:
             return Verdict.errored(self.name, _last_line(exc))
         return self._from_return(result)
+
+
+def _in_daemon_thread(fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+    """Runs a sync validator off the event loop in a daemon thread: one that never returns
+    cannot hold up the loop's shutdown or the process exit (a pool thread would)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def deliver(outcome: Callable[[], None]) -> None:
+        # The loop may have closed while a timed-out validator was still running.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, outcome)
+
+    def work() -> None:
+        try:
+            value = fn(*args)
+        except BaseException as exc:  # delivered to the awaiting task, as to_thread would
+            error = exc
+            deliver(lambda: future.set_exception(error))
+        else:
+            deliver(lambda: future.set_result(value))
+
+    threading.Thread(target=work, name="validator", daemon=True).start()
+    return future
 
 
 def _spec_name(spec: _Spec) -> str:
