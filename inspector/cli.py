@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -81,16 +82,13 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _demos(out: TextIO) -> int:
+    import tomllib
+
     from inspector.resources import demo_names, demo_path
 
     for name in demo_names():
-        scenario = demo_path(name)
-        description = ""
-        for line in scenario.read_text(encoding="utf-8").splitlines():
-            if line.startswith("description"):
-                description = line.partition("=")[2].strip().strip('"')
-                break
-        out.write(f"demo:{name:<26} {description}\n")
+        data = tomllib.loads(demo_path(name).read_text(encoding="utf-8"))
+        out.write(f"demo:{name:<26} {data.get('description', '')}\n")
     return EXIT_OK
 
 
@@ -104,6 +102,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args, sys.stdout)
         if args.command == "demos":
             return _demos(sys.stdout)
+    except BrokenPipeError:
+        # The reader went away (`| head`): not an error of ours; keep Python from complaining
+        # again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("agent-inspector: interrupted", file=sys.stderr)
+        return EXIT_FAILED
     except ScenarioError as exc:
         print(f"agent-inspector: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -15,7 +15,8 @@ def step_kind(step: Step) -> str:
     """tool call | final | empty | error | cancelled — what the step was, for a timeline."""
     if step.status in ("empty", "error", "cancelled", "interrupted", "pending"):
         return step.status
-    if step.tool_results:
+    response = step.response
+    if response and response.tool_calls and not step.internal_tool and not response.refusal:
         return "tool call"
     return "final"
 
@@ -45,11 +46,16 @@ def _what(step: Step) -> str:
         return step.error or ""
     if step.status == "error":
         return f"error: {step.error}"
-    if response.tool_calls:
-        calls = [f"{c.name}({_clip(c.arguments_json(), 40)})" for c in response.tool_calls]
-        return ", ".join(calls)
     if response.refusal:
         return f"refusal: {response.refusal}"
+    if response.tool_calls:
+        errors = {r.tool_call_id: r.error for r in step.tool_results if r.error}
+        calls = [
+            f"{c.name}({_clip(c.arguments_json(), 40)})"
+            + (f" → ! {_clip(errors[c.id], 50)}" if c.id in errors else "")
+            for c in response.tool_calls
+        ]
+        return ", ".join(calls)
     return json.dumps(response.text, ensure_ascii=False) if response.text else ""
 
 
@@ -63,8 +69,10 @@ def step_line(step: Step) -> str:
     usage = step.response.usage if step.response else None
     tokens = f"in {usage.input_tokens} out {usage.output_tokens}" if usage else ""
     latency = f"{step.latency_ms:.0f} ms" if step.latency_ms is not None else ""
+    kind = step_kind(step)
     parts = [
-        f"#{step.index:<3} a{step.attempt:<2} {step_kind(step):<9} {step.status:<17}",
+        f"#{step.index:<3} a{step.attempt:<2} {'' if kind == step.status else kind:<9} "
+        f"{step.status:<17}",
         _clip(_what(step), 60),
         verdicts,
         _forced(step),
@@ -77,8 +85,11 @@ def step_line(step: Step) -> str:
 
 def summary_lines(record: RunRecord) -> list[str]:
     b = record.budgets
+    why = str(record.termination)
+    if record.fallback_trigger:
+        why = f"{record.fallback_trigger} → {record.termination}"
     lines = [
-        f"{record.status} ({record.termination}) · attempts {b.attempts_used}/{b.max_attempts}"
+        f"{record.status} ({why}) · attempts {b.attempts_used}/{b.max_attempts}"
         f" · steps {b.steps_used}/{b.max_steps} · tokens in {record.usage.input_tokens}"
         f" / out {record.usage.output_tokens} · {record.duration_ms:.0f} ms",
     ]

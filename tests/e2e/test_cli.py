@@ -115,11 +115,12 @@ def test_set_changes_the_policy_and_the_outcome(capsys: pytest.CaptureFixture[st
         (["demo:nope"], "demo:nope: no such demo (available: empty-final"),
         (
             ["demo:step-cap", "--set", "policy.max_steps=0"],
-            "step-cap.toml: policy.max_steps: Input should be greater than or equal to 1",
+            "demo:step-cap: policy.max_steps: Input should be greater than or equal to 1"
+            " (from --set policy.max_steps=0)",
         ),
         (
             ["demo:step-cap", "--set", "policy.bogus=1"],
-            "step-cap.toml: policy.bogus: Extra inputs are not permitted",
+            "demo:step-cap: policy.bogus: Extra inputs are not permitted (from --set policy.bogus=1)",
         ),
         (["demo:step-cap", "--set", "nokey"], "--set 'nokey': expected SECTION.KEY=VALUE"),
     ],
