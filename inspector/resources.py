@@ -38,5 +38,5 @@ def demo_path(name: str) -> Path:
 def resolve_scenario(ref: str, overrides: list[str] | None = None) -> Scenario:
     """``ref`` is a path to a scenario TOML file or ``demo:NAME``."""
     if ref.startswith(DEMO_PREFIX):
-        return load_scenario(demo_path(ref.removeprefix(DEMO_PREFIX)), overrides)
+        return load_scenario(demo_path(ref.removeprefix(DEMO_PREFIX)), overrides, source=ref)
     return load_scenario(ref, overrides)

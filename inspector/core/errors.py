@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 
+def last_line(exc: BaseException) -> str:
+    """``ExcType: the last line of its message`` — how user-code failures are reported."""
+    text = (str(exc).strip().splitlines() or [""])[-1]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 class InspectorError(Exception):
     """Base of every error the project raises on purpose."""
 

@@ -1,20 +1,55 @@
-"""User hooks the loop calls besides validators: the custom feedback builder (B1) and the fallback
-function (B5). Each gets a small context object and its result is checked here."""
+"""How a turn ends when no candidate is accepted, and the user code the loop calls besides
+validators: which handler ends it and with what (B5), the fallback and its checks, the custom
+feedback builder (B1), and event subscribers — each failure contained. Pure where possible."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import TypeAdapter, ValidationError
-
-from inspector.core.errors import InspectorError
-from inspector.core.messages import Message
+from inspector.core.errors import InspectorError, last_line
+from inspector.core.events import Event, EventSink
+from inspector.core.messages import Message, ToolCall
 from inspector.core.policy import Policy
-from inspector.core.records import Termination, Verdict
+from inspector.core.records import RunError, RunStatus, Step, Termination, ToolResult, Verdict
+from inspector.core.schema import schema_errors
 
-_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+# Why a tool call the model made was never run (``tool_results[].error`` = "not executed: ...").
+SKIPPED_AT_CAP = "step cap reached"
+SKIPPED_BY_STOP = "stopped by a validator"
+SKIPPED_BESIDE_FINAL = "the final answer was given in the same reply"
+EMPTY_REPLY = Verdict.failed(  # B4: the verdict on an empty reply that is retried
+    "empty", "empty reply: no text and no tool calls", "Your reply was empty. Answer the user."
+)
+
+
+def refusal_verdict(refusal: str) -> Verdict:
+    """The verdict on a refusal: it rejects the reply, and asks for an answer if retried."""
+    return Verdict.failed("refusal", refusal, "Please answer the request.")
+
+
+class Finished(Exception):
+    """Raised inside the loop to end the turn with the given outcome."""
+
+    def __init__(
+        self,
+        status: RunStatus,
+        termination: Termination,
+        *,
+        output: Any = None,
+        error: RunError | None = None,
+        fallback_trigger: Termination | None = None,
+    ) -> None:
+        super().__init__(termination)
+        self.status = status
+        self.termination = termination
+        self.output = output
+        self.error = error
+        self.fallback_trigger = fallback_trigger
 
 
 class HookError(InspectorError):
@@ -23,20 +58,6 @@ class HookError(InspectorError):
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
-
-
-@dataclass
-class FeedbackContext:
-    """What ``feedback_builder(ctx)`` gets; it returns the next history (list of message dicts)."""
-
-    attempt: int  # the attempt that just failed
-    step: int
-    history: list[dict[str, Any]]  # what the model saw on the failed step
-    candidate: dict[str, Any] | None  # the rejected assistant message (None for an empty reply)
-    verdicts: list[dict[str, Any]]
-    feedback: str  # the failing verdicts' feedback text
-    default_next: list[dict[str, Any]]  # what accumulate + feedback_role would send next
-    prefix: list[dict[str, Any]] = field(default_factory=list)  # the turn's opening messages
 
 
 @dataclass
@@ -51,34 +72,52 @@ class FallbackContext:
     history: list[dict[str, Any]]
 
 
-def _last_line(exc: BaseException) -> str:
-    text = (str(exc).strip().splitlines() or [""])[-1]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def build_custom_history(fn: Callable[..., Any], ctx: FeedbackContext) -> list[Message]:
-    try:
-        result = fn(ctx)
-    except Exception as exc:
-        raise HookError(
-            "FeedbackBuilderError", f"feedback_builder raised {_last_line(exc)}"
-        ) from exc
-    try:
-        return _MESSAGES.validate_python(result)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise HookError(
-            "FeedbackBuilderError",
-            f"feedback_builder must return a list of messages: [{where}] {first['msg']}",
-        ) from None
-
-
 def call_fallback(fn: Callable[..., Any], ctx: FallbackContext) -> Any:
     try:
         return fn(ctx)
-    except Exception as exc:
-        raise HookError("FallbackError", f"fallback_function raised {_last_line(exc)}") from exc
+    except asyncio.CancelledError:
+        raise
+    except BaseException as exc:  # even SystemExit from user code only ends the run
+        raise HookError("FallbackError", f"fallback_function raised {last_line(exc)}") from exc
+
+
+def fallback_problem(value: Any, schema: dict[str, Any] | None) -> str | None:
+    """Why ``value`` cannot be the turn's output, or None. A fallback is present (not None), a
+    string for a plain-text turn, JSON (it goes into the record as is) and, with an output
+    schema, matches it."""
+    if value is None:
+        return "the fallback is empty (None)"
+    if schema is None and not isinstance(value, str):
+        return f"a plain-text turn needs a string fallback, got {type(value).__name__}"
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return f"the fallback is not JSON-serializable: {exc}"
+    problems = schema_errors(schema, value) if schema is not None else []
+    if problems:
+        return f"the fallback does not match the output schema: {problems[0]}"
+    return None
+
+
+def isolate(sink: EventSink) -> EventSink:
+    """The sink as the loop calls it: a subscriber that raises is reported once on stderr and
+    detached, and the turn goes on — a broken view or store never changes a run's outcome."""
+    attached = True
+
+    def emit(event: Event) -> None:
+        nonlocal attached
+        if not attached:
+            return
+        try:
+            sink(event)
+        except Exception as exc:
+            attached = False
+            print(
+                f"agent-inspector: event subscriber failed: {last_line(exc)}; detached",
+                file=sys.stderr,
+            )
+
+    return emit
 
 
 def dumps(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -89,9 +128,36 @@ def dump_verdicts(verdicts: Sequence[Verdict]) -> list[dict[str, Any]]:
     return [v.model_dump() for v in verdicts]
 
 
+def after_rejection(
+    trigger: Termination,
+    verdicts: Sequence[Verdict],
+    *,
+    stopped: bool,
+    attempt: int,
+    index: int,
+    policy: Policy,
+    refusal: str | None = None,
+) -> tuple[Termination, str] | None:
+    """What follows a rejected candidate: None when a retry does, else what ends the turn and
+    why, checked in this order: ``ctx.stop()``, a refusal that is not retried, the last attempt
+    (``trigger``: validator_exhausted, empty_final or refusal), the last allowed step."""
+    if stopped:
+        return "validator_stop", reasons(verdicts)
+    if trigger == "refusal" and policy.on_refusal != "retry":
+        return "refusal", refusal or "refused"
+    if attempt >= policy.max_attempts:
+        return trigger, exhausted_message(attempt, verdicts)
+    if index >= policy.max_steps:
+        return "step_cap", cap_message(policy.max_steps)
+    return None
+
+
 def choose_handler(trigger: Termination, policy: Policy) -> Literal["raise", "fallback"]:
     """Which handler ends a turn whose retries are over (B5): the step-cap handler for the cap,
-    the refusal handler for a refusal it does not retry, the invalid-output handler otherwise."""
+    the refusal handler for a refusal it does not retry, the invalid-output handler otherwise.
+    ``ctx.stop()`` is final: it always raises."""
+    if trigger == "validator_stop":
+        return "raise"
     if trigger == "step_cap":
         return policy.on_step_cap
     if trigger == "refusal" and policy.on_refusal != "retry":
@@ -101,5 +167,85 @@ def choose_handler(trigger: Termination, policy: Policy) -> Literal["raise", "fa
 
 def failure_kind(trigger: Termination) -> str:
     """The ``error.type`` of a turn a handler ended with ``raise``."""
-    kinds = {"step_cap": "StepCapReached", "refusal": "Refusal", "empty_final": "EmptyFinal"}
+    kinds = {
+        "step_cap": "StepCapReached",
+        "refusal": "Refusal",
+        "empty_final": "EmptyFinal",
+        "validator_stop": "ValidatorStop",
+    }
     return kinds.get(trigger, "ValidatorExhausted")
+
+
+def hand_over(
+    trigger: Termination,
+    message: str,
+    policy: Policy,
+    schema: dict[str, Any] | None,
+    fallback_fn: Callable[..., Any] | None,
+    ctx: FallbackContext,
+) -> Finished:
+    """How the matching handler ends the turn: ``failed`` with the reason (``raise``), the
+    fallback (``fallback_function(ctx)`` when there is one, else ``policy.fallback``), or
+    ``error`` / ``InvalidFallback`` when that value cannot be an output."""
+    if choose_handler(trigger, policy) == "raise":
+        return Finished(
+            "failed", trigger, error=RunError(type=failure_kind(trigger), message=message)
+        )
+    value = policy.fallback if fallback_fn is None else call_fallback(fallback_fn, ctx)
+    problem = fallback_problem(value, schema)
+    if problem is not None:
+        return Finished("error", trigger, error=RunError(type="InvalidFallback", message=problem))
+    return Finished("fallback", "fallback", output=value, fallback_trigger=trigger)
+
+
+def stopped_on_work(verdicts: Sequence[Verdict], text: str) -> Finished:
+    """``ctx.stop()`` from an ``every_step`` validator on a tool-call step: the turn succeeds
+    only when every verdict passed and the step has text to keep as the output."""
+    ok = all(v.ok for v in verdicts)
+    if ok and text.strip():
+        return Finished("succeeded", "validator_stop", output=text)
+    reason = reasons(verdicts) if not ok else "stopped before any output"
+    return Finished(
+        "failed", "validator_stop", error=RunError(type="ValidatorStop", message=reason)
+    )
+
+
+def empty_final(step: Step, policy: Policy, *, structured: bool) -> Finished | None:
+    """B4: how an empty reply ends the turn — accepted (``finalize``: output ``""``, or None with
+    an output schema) or failed (``error``) — or None when it is retried as a failed attempt."""
+    if policy.on_empty_final == "finalize":
+        return Finished("succeeded", "empty_final", output=None if structured else "")
+    if policy.on_empty_final == "error":
+        reason = step.response.finish_reason if step.response else None
+        message = f"step {step.index} returned no content (finish_reason {reason})"
+        return Finished("failed", "empty_final", error=RunError(type="EmptyFinal", message=message))
+    return None
+
+
+def reasons(verdicts: Sequence[Verdict]) -> str:
+    """The failing verdicts as ``validator: reason``, joined by ``; ``."""
+    return "; ".join(f"{v.validator}: {v.reason}" for v in verdicts if not v.ok) or "rejected"
+
+
+def exhausted_message(attempts: int, verdicts: Sequence[Verdict]) -> str:
+    plural = "s" if attempts != 1 else ""
+    return f"no acceptable output after {attempts} attempt{plural}: {reasons(verdicts)}"
+
+
+def cap_message(max_steps: int, last: Step | None = None) -> str:
+    """Why the step cap ended the turn; names the tools a forced last step called anyway."""
+    message = f"step cap reached: {max_steps} model calls without an accepted answer"
+    calls = last.response.tool_calls if last and last.response else []
+    if last and last.forced and last.forced.instruction_appended and calls:
+        names = ", ".join(sorted({c.name for c in calls}))
+        message += (
+            f"; on the last step the model called {names} despite tool_choice "
+            f"{last.forced.tool_choice!r} (not executed)"
+        )
+    return message
+
+
+def not_executed(calls: Sequence[ToolCall], reason: str) -> list[ToolResult]:
+    """The trace a tool call leaves when it is never run: no content, the reason as the error."""
+    error = f"not executed: {reason}"
+    return [ToolResult(tool_call_id=c.id, name=c.name, content="", error=error) for c in calls]

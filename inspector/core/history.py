@@ -1,23 +1,34 @@
-"""B1 as pure functions: what the model sees after a failed attempt.
+"""B1: what the model sees, above all after a failed attempt.
 
-The loop keeps the conversation as an ordered list of blocks: ``Work`` (tool round trips, always
-part of the conversation) and ``FailedAttempt`` (a rejected candidate and the feedback it drew).
-``compose_history`` applies ``feedback_history`` and ``keep_failed_attempts`` to those blocks; it
-runs only after a failure, so ordinary steps just append (per-step cost stays flat).
+The conversation is kept as an ordered list of blocks: ``Work`` (tool round trips, always part of
+the conversation) and ``FailedAttempt`` (a rejected candidate and the feedback it drew).
+``failed_attempt`` and ``compose_history`` are pure functions applying ``feedback_role``,
+``feedback_history`` and ``keep_failed_attempts``; ``Conversation`` is the little state the loop
+keeps with them. Composing runs only after a failure, so ordinary steps just append (per-step cost
+stays flat). A custom ``feedback_builder`` replaces the composition altogether.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import asyncio
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
+from inspector.core.errors import last_line
+from inspector.core.handlers import HookError, dump_verdicts, dumps
 from inspector.core.messages import Message, ToolCall, assistant, tool_result
+from inspector.core.output import final_tool_name
 from inspector.core.policy import Policy
 from inspector.core.records import Verdict
 
 DEFAULT_FEEDBACK = "Your previous answer was rejected. Try again."
 REJECTED = "Rejected by validation."
+NOT_EXECUTED = "Not executed: the final answer in the same reply was rejected."
 FEEDBACK_TOOL = "validation_feedback"
+_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 
 
 @dataclass(frozen=True)
@@ -53,51 +64,162 @@ def failed_attempt(
     judged_call: ToolCall | None,
     text: str,
     policy: Policy,
+    taken: Collection[str] = (),
 ) -> FailedAttempt:
     """Builds the block for a rejected candidate under ``feedback_role`` / ``keep_failed_attempts``.
 
     Every tool call the kept candidate made gets a result, so the history stays well-formed for
-    providers that insist on it. With ``feedback_role = "tool"`` the feedback *is* the result of the
-    judged final-answer call when the candidate is kept; otherwise it is a synthetic
-    ``validation_feedback`` call + result pair.
+    providers that insist on it: ``Rejected by validation.`` for the judged final-answer call, and
+    ``Not executed: ...`` for the other calls of that reply, which never ran.
+
+    With ``feedback_role = "tool"`` and the candidate kept, the feedback *is* the result of the
+    judged final-answer call; a kept plain-text candidate becomes one assistant message holding its
+    text *and* a synthetic ``validation_feedback`` call, answered by the feedback. When the
+    candidate is not kept (or the reply was empty) a synthetic call + result pair stands alone.
+    The synthetic tool is renamed ``validation_feedback_1``, ``_2``... when ``taken`` (the names
+    of the tools offered) already has the name.
     """
     calls = candidate.tool_calls or () if candidate else ()
-    keep = policy.keep_failed_attempts and candidate is not None
-    feedback: tuple[Message, ...] = ()
-    pairing: list[Message] = []
+    kept = candidate if policy.keep_failed_attempts else None
+
+    def paired(call: ToolCall) -> Message:
+        judged = judged_call is None or call.id == judged_call.id
+        return tool_result(call.id, REJECTED if judged else NOT_EXECUTED, call.name)
+
+    pairing = tuple(paired(c) for c in calls)
+    rejected = (candidate, *pairing) if candidate is not None else ()
     if policy.feedback_history == "none":
-        pairing = [tool_result(c.id, REJECTED, c.name) for c in calls]
-    elif policy.feedback_role == "tool" and keep and judged_call is not None:
+        return FailedAttempt(attempt, rejected, ())
+    if policy.feedback_role != "tool":
+        return FailedAttempt(attempt, rejected, (Message(role=policy.feedback_role, content=text),))
+    if kept is not None and judged_call is not None:
         feedback = tuple(
-            tool_result(c.id, text if c.id == judged_call.id else REJECTED, c.name) for c in calls
+            tool_result(c.id, text, c.name) if c.id == judged_call.id else paired(c) for c in calls
         )
-    else:
-        pairing = [tool_result(c.id, REJECTED, c.name) for c in calls]
-        if policy.feedback_role == "tool":
-            call = ToolCall(id=f"feedback_{attempt}", name=FEEDBACK_TOOL, arguments={})
-            feedback = (assistant(None, (call,)), tool_result(call.id, text, FEEDBACK_TOOL))
-        else:
-            feedback = (Message(role=policy.feedback_role, content=text),)
-    kept = (candidate, *pairing) if candidate is not None else ()
-    return FailedAttempt(attempt=attempt, candidate=kept, feedback=feedback)
+        return FailedAttempt(attempt, (kept,), feedback)
+    name = final_tool_name(taken, FEEDBACK_TOOL)
+    call = ToolCall(id=f"feedback_{attempt}", name=name, arguments={})
+    result = tool_result(call.id, text, name)
+    if kept is not None:
+        merged = assistant(kept.content, (*calls, call))
+        return FailedAttempt(attempt, (merged,), (*pairing, result))
+    return FailedAttempt(attempt, rejected, (assistant(None, (call,)), result))
 
 
 def compose_history(
     prefix: Sequence[Message], blocks: Sequence[Block], policy: Policy
 ) -> list[Message]:
-    """accumulate: every failed attempt and its feedback; latest: only the most recent failed
-    attempt and its feedback; none: no feedback (blind retry). Failed candidates appear only when
-    ``keep_failed_attempts``; work (tool round trips) always does."""
+    """The next attempt's history: the prefix, every work block and, by ``feedback_history``,
+    accumulate: every failed attempt and its feedback; latest: only the most recent failed attempt
+    and its feedback; none: no failed attempt at all — a blind retry, whatever
+    ``keep_failed_attempts`` says (the request is the opening one plus the work done). Failed
+    candidates appear only with ``keep_failed_attempts``."""
     last_failed = next((b for b in reversed(blocks) if isinstance(b, FailedAttempt)), None)
     mode = policy.feedback_history
     out = list(prefix)
     for block in blocks:
         if isinstance(block, Work):
             out.extend(block.messages)
+        elif mode == "none" or (mode == "latest" and block is not last_failed):
             continue
-        in_window = mode != "latest" or block is last_failed
-        if policy.keep_failed_attempts and in_window:
-            out.extend(block.candidate)
-        if mode != "none" and in_window:
+        else:
+            if policy.keep_failed_attempts:
+                out.extend(block.candidate)
             out.extend(block.feedback)
     return out
+
+
+@dataclass
+class FeedbackContext:
+    """What ``feedback_builder(ctx)`` gets; it returns the next history (list of message dicts)."""
+
+    attempt: int  # the attempt that just failed
+    step: int
+    history: list[dict[str, Any]]  # what the model saw on the failed step
+    candidate: dict[str, Any] | None  # the rejected assistant message (None for an empty reply)
+    verdicts: list[dict[str, Any]]
+    feedback: str  # the failing verdicts' feedback text
+    default_next: list[dict[str, Any]]  # what accumulate + feedback_role would send next
+    prefix: list[dict[str, Any]] = field(default_factory=list)  # the turn's opening messages
+
+
+def build_custom_history(fn: Callable[..., Any], ctx: FeedbackContext) -> list[Message]:
+    try:
+        result = fn(ctx)
+    except asyncio.CancelledError:
+        raise
+    except BaseException as exc:  # even SystemExit from user code only ends the run
+        raise HookError(
+            "FeedbackBuilderError", f"feedback_builder raised {last_line(exc)}"
+        ) from exc
+    try:
+        return _MESSAGES.validate_python(result)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise HookError(
+            "FeedbackBuilderError",
+            f"feedback_builder must return a list of messages: [{where}] {first['msg']}",
+        ) from None
+
+
+class Conversation:
+    """What the model is sent next: the opening messages, then work and failed-attempt blocks
+    composed under the policy. A custom feedback builder's history replaces all of it and
+    becomes the prefix that later steps extend."""
+
+    def __init__(
+        self,
+        opening: Sequence[Message],
+        policy: Policy,
+        builder: Callable[..., Any] | None = None,
+        tool_names: Collection[str] = (),
+    ) -> None:
+        self.opening = list(opening)
+        self.policy = policy
+        self.builder = builder
+        self.tool_names = tool_names  # the synthetic feedback tool never takes one of these names
+        self.prefix = list(opening)
+        self.blocks: list[Block] = []
+        self.messages = list(opening)
+
+    def add_work(self, messages: tuple[Message, ...]) -> None:
+        self.blocks.append(Work(messages))
+        self.messages.extend(messages)
+
+    def add_failure(
+        self,
+        attempt: int,
+        index: int,
+        candidate: Message | None,
+        judged_call: ToolCall | None,
+        verdicts: Sequence[Verdict],
+    ) -> list[Message]:
+        """Takes in the candidate rejected on step ``index`` (which saw ``messages``); returns
+        the feedback for the next attempt: the messages past what the model saw (the step's
+        ``feedback``). Raises ``HookError`` when a custom builder breaks."""
+        text = feedback_text(verdicts)
+        block = failed_attempt(attempt, candidate, judged_call, text, self.policy, self.tool_names)
+        if self.builder is None:
+            self.blocks.append(block)
+            self.messages = compose_history(self.prefix, self.blocks, self.policy)
+            return list(block.feedback)
+        seen = [*self.messages, *block.candidate]
+        ctx = FeedbackContext(
+            attempt=attempt,
+            step=index,
+            history=dumps(self.messages),
+            candidate=candidate.model_dump() if candidate else None,
+            verdicts=dump_verdicts(verdicts),
+            feedback=text,
+            default_next=dumps([*seen, *block.feedback]),
+            prefix=dumps(self.opening),
+        )
+        built = build_custom_history(self.builder, ctx)
+        self.prefix, self.blocks, self.messages = list(built), [], list(built)
+        common = 0
+        for a, b in zip(built, seen, strict=False):
+            if a != b:
+                break
+            common += 1
+        return built[common:]

@@ -17,6 +17,7 @@ OnStepCap = Literal["raise", "fallback"]
 OnRefusal = Literal["raise", "retry", "fallback"]
 
 DEFAULT_FINAL_STEP_INSTRUCTION = "Tools are disabled now. Answer the user with what you have."
+DEFAULT_FINAL_TOOL_INSTRUCTION = "This is the last step: call the {tool} tool now with your answer."
 
 
 class Policy(BaseModel):
@@ -62,18 +63,24 @@ class Policy(BaseModel):
     validator_timeout_s: float = Field(
         5.0, gt=0, description="A validator running longer yields an error verdict."
     )
+    tool_timeout_s: float = Field(
+        60.0, gt=0, description="A tool running longer gives the model an error result."
+    )
+    final_tool_instruction: str = Field(
+        DEFAULT_FINAL_TOOL_INSTRUCTION,
+        description="Appended instead on the last step in tool output mode ({tool}: its name).",
+    )
 
     @model_validator(mode="after")
     def _needs(self) -> Policy:
         if self.feedback_history == "custom" and not self.feedback_builder:
-            raise ValueError('feedback_history = "custom" needs feedback_builder = "file.py:name"')
+            raise ValueError(
+                'feedback_builder: feedback_history = "custom" needs a "file.py:function"'
+            )
         uses_fallback = "fallback" in (self.on_invalid_output, self.on_step_cap, self.on_refusal)
         if uses_fallback and self.fallback is None and not self.fallback_function:
             raise ValueError(
-                "a fallback handler is selected but neither fallback nor fallback_function is set"
+                "fallback: a fallback handler is chosen but neither fallback nor "
+                "fallback_function is set"
             )
         return self
-
-    @property
-    def uses_fallback(self) -> bool:
-        return "fallback" in (self.on_invalid_output, self.on_step_cap, self.on_refusal)

@@ -23,14 +23,17 @@ def build_request(
     """The request of step ``index`` (1-based) and its forced-step marker.
 
     On the last allowed step with ``final_step = "force_text"`` and tools offered, tools are
-    disabled (or only the final-answer tool is pinned, in tool mode) and the final-step
-    instruction is appended to the system prompt, whose original text stays as the prefix.
+    disabled and ``final_step_instruction`` is appended to the system prompt (whose original text
+    stays as the prefix); in tool output mode the final-answer tool is pinned instead and
+    ``final_tool_instruction`` is appended.
     """
     choice = tool_choice(plan, has_user_tools)
     forced = None
     if index == policy.max_steps and policy.final_step == "force_text" and offered:
         choice = forced_tool_choice(plan)
         instruction = policy.final_step_instruction
+        if plan.final_tool is not None:  # tools are not disabled: the final-answer tool is pinned
+            instruction = policy.final_tool_instruction.replace("{tool}", plan.final_tool.name)
         system = f"{system}\n\n{instruction}" if system else instruction
         forced = Forced(tool_choice=choice, instruction_appended=True)
     elif plan.final_tool is not None and isinstance(choice, dict):

@@ -7,6 +7,7 @@ field and the problem.
 from __future__ import annotations
 
 import copy
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from inspector.core.errors import ScenarioError
 from inspector.core.messages import Message
 from inspector.core.policy import Policy
+from inspector.core.schema import schema_problem
 from inspector.core.validators import ValidatorSpec
 
 ProviderName = Literal["scripted", "openai", "anthropic", "replay"]
@@ -68,13 +70,9 @@ class OutputConfig(_Section):
 
     @model_validator(mode="after")
     def _schema_ok(self) -> OutputConfig:
-        from jsonschema import Draft202012Validator
-        from jsonschema.exceptions import SchemaError
-
-        try:
-            Draft202012Validator.check_schema(self.output_schema)
-        except SchemaError as exc:
-            raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
+        problem = schema_problem(self.output_schema)
+        if problem:
+            raise ValueError(f"schema: not a valid JSON Schema: {problem}")
         return self
 
 
@@ -89,7 +87,10 @@ class ToolConfig(_Section):
     @model_validator(mode="after")
     def _one_source(self) -> ToolConfig:
         if self.result is not None and self.function:
-            raise ValueError("give either result or function, not both")
+            raise ValueError("function: give either result or function, not both")
+        problem = schema_problem(self.parameters)
+        if problem:
+            raise ValueError(f"parameters: not a valid JSON Schema: {problem}")
         return self
 
 
@@ -97,6 +98,13 @@ class ScriptToolCall(_Section):
     name: str
     arguments: dict[str, Any] | str = Field(default_factory=dict)
     id: str | None = None
+
+
+class ScriptUsage(_Section):
+    """Token counts a scripted answer reports; a key left out is estimated."""
+
+    input_tokens: int | None = Field(None, ge=0)
+    output_tokens: int | None = Field(None, ge=0)
 
 
 class ScriptEntry(_Section):
@@ -109,12 +117,18 @@ class ScriptEntry(_Section):
     finish_reason: str | None = None
     refusal: str | None = None
     reasoning: str | None = None
-    usage: dict[str, int] | None = None
+    usage: ScriptUsage | None = None
     delay_ms: float = Field(0.0, ge=0)
     error: str | None = None  # the call fails with this provider error message
     # What the model answers instead when the request disables tools (tool_choice "none"), as a
     # real API enforces it; without it the entry's tool calls are sent regardless.
     text_if_tools_disabled: str | None = None
+
+    @model_validator(mode="after")
+    def _empty_is_empty(self) -> ScriptEntry:
+        if self.empty and (self.text or self.tool_calls or self.final is not None):
+            raise ValueError("empty: an empty answer cannot also have text, tool_calls or final")
+        return self
 
 
 class Scenario(_Section):
@@ -138,26 +152,49 @@ class Scenario(_Section):
         if dupes:
             raise ValueError(f"duplicate tool name {dupes[0]!r}")
         if self.model.provider == "scripted" and not self.script:
-            raise ValueError('provider = "scripted" needs [[script]] entries')
+            raise ValueError('script: provider "scripted" needs [[script]] entries')
+        tool_mode = self.output is not None and self.policy.output_mode == "tool"
+        if tool_mode and self.output and self.output.output_schema.get("type") != "object":
+            raise ValueError(
+                'output.schema: output_mode "tool" needs an object schema (type = "object"),'
+                " since it becomes a tool's input; use native or prompted for other types"
+            )
         return self
+
+
+_VALIDATOR_KINDS = {
+    "non_empty", "max_length", "min_length", "regex_absent", "regex_present", "json_schema",
+    "calls_tool", "python",
+}  # fmt: skip
+_FIELD_FIRST = re.compile(r"^([A-Za-z_][\w.\[\]]*): (.*)$", re.S)
 
 
 def _location(loc: tuple[int | str, ...]) -> str:
     parts: list[str] = []
+    after_index = False
     for item in loc:
         if isinstance(item, int):
             parts.append(f"[{item}]")
+        elif after_index and item in _VALIDATOR_KINDS:
+            pass  # a validator union's tag: validators[0].max, not validators[0].max_length.max
         elif not item.startswith(("function-", "tagged-union")):
             parts.append(("." if parts else "") + item)
-    return "".join(parts) or "(top level)"
+        after_index = isinstance(item, int)
+    return "".join(parts)
 
 
 def describe_validation_error(source: str, exc: ValidationError) -> str:
-    """One line: ``file: field.path: problem (+N more)``."""
+    """One line: ``file: field.path: problem (+N more)``. A model-level check names its field
+    by starting its message with it (``"script: ..."``)."""
     errors = exc.errors()
     first = errors[0]
     msg = str(first["msg"]).removeprefix("Value error, ")
-    line = f"{source}: {_location(tuple(first['loc']))}: {msg}"
+    where = _location(tuple(first["loc"]))
+    m = _FIELD_FIRST.match(msg) if first["type"] == "value_error" else None
+    if m:
+        where = f"{where}.{m.group(1)}" if where else m.group(1)
+        msg = m.group(2)
+    line = f"{source}: {where or '(top level)'}: {msg}"
     if first["type"] in ("literal_error", "enum") and "input" in first:
         line += f" (got {first['input']!r})"
     if len(errors) > 1:
@@ -180,15 +217,30 @@ def parse_override(text: str) -> tuple[list[str], Any]:
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Sets each ``a.b.c=VALUE`` in ``data``; a number selects an item of an array
+    (``validators.1.max=200``)."""
     for text in overrides:
         path, value = parse_override(text)
-        node = data
-        for part in path[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                raise ScenarioError(f"--set {text!r}: {part!r} is not a table")
-            node = child
-        node[path[-1]] = value
+        node: Any = data
+        for depth, part in enumerate(path):
+            last = depth == len(path) - 1
+            if isinstance(node, list):
+                if not part.isdigit() or int(part) >= len(node):
+                    where = ".".join(path[:depth]) or "(top level)"
+                    raise ScenarioError(
+                        f"--set {text!r}: {where} has {len(node)} item(s); {part!r} is not one"
+                    )
+                if last:
+                    node[int(part)] = value
+                else:
+                    node = node[int(part)]
+            elif isinstance(node, dict):
+                if last:
+                    node[part] = value
+                else:
+                    node = node.setdefault(part, {})
+            else:
+                raise ScenarioError(f"--set {text!r}: {path[depth - 1]!r} is not a table")
     return data
 
 
@@ -201,11 +253,13 @@ def scenario_from_dict(
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         line = describe_validation_error(source, exc)
-        loc = [str(p) for p in exc.errors()[0]["loc"]]
+        loc = [str(p) for p in exc.errors()[0]["loc"] if str(p) not in _VALIDATOR_KINDS]
         for text in overrides:
             path, _ = parse_override(text)
-            if loc[: len(path)] == path:
+            n = min(len(loc), len(path))
+            if loc and loc[:n] == path[:n]:
                 line += f" (from --set {text})"
+                break
         raise ScenarioError(line) from None
     return scenario.model_copy(update={"base_dir": base_dir, "source": source})
 
@@ -217,13 +271,17 @@ def read_scenario_toml(text: str, source: str) -> dict[str, Any]:
         raise ScenarioError(f"{source}: not valid TOML: {exc}") from None
 
 
-def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scenario:
+def load_scenario(
+    path: str | Path, overrides: list[str] | None = None, *, source: str | None = None
+) -> Scenario:
+    """``source`` names the scenario in errors (default: the path as given)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}") from None
+        raise ScenarioError(f"{source or p}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{p}: not UTF-8 text (byte {exc.start})") from None
-    data = read_scenario_toml(text, str(p))
-    return scenario_from_dict(data, source=str(p), base_dir=p.resolve().parent, overrides=overrides)
+        raise ScenarioError(f"{source or p}: not UTF-8 text (byte {exc.start})") from None
+    name = source or str(p)
+    data = read_scenario_toml(text, name)
+    return scenario_from_dict(data, source=name, base_dir=p.resolve().parent, overrides=overrides)

@@ -14,6 +14,19 @@ def _validator(schema_json: str) -> Draft202012Validator:
     return Draft202012Validator(json.loads(schema_json))
 
 
+def schema_problem(schema: Any) -> str | None:
+    """Why ``schema`` is not a valid JSON Schema, or None."""
+    from jsonschema.exceptions import SchemaError
+
+    if not isinstance(schema, dict):
+        return f"expected a table, got {type(schema).__name__}"
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return exc.message
+    return None
+
+
 def compile_schema(schema: dict[str, Any]) -> Draft202012Validator:
     return _validator(json.dumps(schema, sort_keys=True))
 

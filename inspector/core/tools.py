@@ -12,11 +12,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from inspector.core.errors import last_line
 from inspector.core.loading import load_function
 from inspector.core.messages import ToolCall
 from inspector.core.records import ToolResult, ToolSpec
 from inspector.core.scenario import ToolConfig
 from inspector.core.schema import compile_schema, schema_errors
+from inspector.core.threads import in_daemon_thread
 
 # A replay's hook: the recorded result for a call of a side-effect tool (None: not recorded).
 RecordedResults = Callable[[ToolCall, ToolConfig], ToolResult | None]
@@ -38,16 +40,20 @@ class ToolBox:
         tools: Sequence[ToolConfig],
         base_dir: Path,
         recorded: RecordedResults | None = None,
+        *,
+        source: str = "<scenario>",
+        timeout_s: float = 60.0,
     ) -> None:
         self.configs = {t.name: t for t in tools}
         self.specs = [
             ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools
         ]
         self._functions: dict[str, Callable[..., Any]] = {
-            t.name: load_function(t.function, base_dir, f"tool {t.name}")
-            for t in tools
+            t.name: load_function(t.function, base_dir, f"{source}: tools[{i}].function")
+            for i, t in enumerate(tools)
             if t.function
         }
+        self.timeout_s = timeout_s
         self._recorded = recorded
         self._argument_schemas = {t.name: compile_schema(t.parameters) for t in tools}
 
@@ -71,15 +77,21 @@ class ToolBox:
                 tool_call_id=call.id, name=call.name, content=_as_content(config.result)
             )
         try:
-            if inspect.iscoroutinefunction(fn):
-                value = await fn(**call.arguments)
-            else:
-                value = await asyncio.to_thread(fn, **call.arguments)
-        except Exception as exc:
-            last = (str(exc).strip().splitlines() or [""])[-1]
-            return self._error(
-                call, f"{type(exc).__name__}: {last}" if last else type(exc).__name__
-            )
+            # asyncio.timeout, not wait_for: on 3.11 wait_for runs the coroutine in a task of its
+            # own, from which a SystemExit raised by user code would escape the event loop.
+            async with asyncio.timeout(self.timeout_s):
+                if inspect.iscoroutinefunction(fn):
+                    value = await fn(**call.arguments)
+                else:
+                    # A daemon thread, not the loop's pool: cancelling a turn (Ctrl+C, Stop) while
+                    # a slow tool runs ends it now instead of when the tool returns.
+                    value = await in_daemon_thread(fn, **call.arguments)
+        except TimeoutError:
+            return self._error(call, f"timed out after {self.timeout_s:g} s")
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # even SystemExit from user code is only a tool error
+            return self._error(call, last_line(exc))
         return ToolResult(tool_call_id=call.id, name=call.name, content=_as_content(value))
 
     @staticmethod

@@ -7,24 +7,23 @@ status ``error`` carrying the exception's last line.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import json
-import re
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import regex
 from pydantic import BaseModel, ConfigDict, Field
 
-from inspector.core.errors import ScenarioError
+from inspector.core.errors import ScenarioError, last_line
 from inspector.core.loading import load_function
 from inspector.core.messages import Message
 from inspector.core.records import Verdict
-from inspector.core.schema import schema_errors
+from inspector.core.schema import schema_errors, schema_problem
+from inspector.core.threads import in_daemon_thread
 
 When = Literal["final", "every_step"]
 
@@ -106,6 +105,10 @@ class ValidationContext:
         self.stopped = True
 
 
+class MissingField(LookupError):
+    """A validator's ``field`` is not in the output (a typo must not pass silently)."""
+
+
 def _field_value(output: Any, path: str | None) -> Any:
     if not path:
         return output
@@ -116,7 +119,7 @@ def _field_value(output: Any, path: str | None) -> Any:
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
         else:
-            return None
+            raise MissingField(f"field {path!r} is not in the output")
     return node
 
 
@@ -128,29 +131,41 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _last_line(exc: BaseException) -> str:
-    text = (str(exc).strip().splitlines() or [""])[-1]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 class Validator:
     """One compiled validator: regexes compiled and functions loaded once, not per verdict."""
 
-    def __init__(self, spec: _Spec, name: str, base_dir: Path, timeout_s: float) -> None:
+    def __init__(
+        self,
+        spec: _Spec,
+        name: str,
+        base_dir: Path,
+        timeout_s: float,
+        where: str = "validator",
+        tool_names: Collection[str] | None = None,
+    ) -> None:
+        """``where`` names the validator in errors: ``"scenario.toml: validators[1]"``."""
         self.spec = spec
         self.name = name
         self.timeout_s = timeout_s
-        self._regex: re.Pattern[str] | None = None
+        self._regex: regex.Pattern[str] | None = None
         self._fn: Callable[..., Any] | None = None
         if isinstance(spec, RegexAbsent | RegexPresent):
             try:
-                self._regex = re.compile(spec.pattern, re.IGNORECASE if spec.ignore_case else 0)
-            except re.error as exc:
+                flags = regex.IGNORECASE if spec.ignore_case else 0
+                self._regex = regex.compile(spec.pattern, flags)
+            except regex.error as exc:
                 raise ScenarioError(
-                    f"validator {name}: bad pattern {spec.pattern!r}: {exc}"
+                    f"{where}.pattern: bad regular expression {spec.pattern!r}: {exc}"
                 ) from None
+        if isinstance(spec, JsonSchema):
+            problem = schema_problem(spec.json_schema)
+            if problem:
+                raise ScenarioError(f"{where}.schema: not a valid JSON Schema: {problem}")
+        if isinstance(spec, CallsTool) and tool_names is not None and spec.tool not in tool_names:
+            known = ", ".join(sorted(tool_names)) or "none"
+            raise ScenarioError(f"{where}.tool: no tool {spec.tool!r} (tools: {known})")
         if isinstance(spec, Python):
-            self._fn = load_function(spec.function, base_dir, f"validator {name}")
+            self._fn = load_function(spec.function, base_dir, f"{where}.function")
 
     def _fail(self, reason: str, default_feedback: str) -> Verdict:
         return Verdict.failed(self.name, reason, self.spec.feedback or default_feedback)
@@ -178,7 +193,8 @@ class Validator:
             )
         if isinstance(spec, RegexAbsent):
             assert self._regex is not None
-            m = self._regex.search(text)
+            # `regex`, not `re`: it bounds a pathological pattern by time (TimeoutError).
+            m = self._regex.search(text, timeout=self.timeout_s)
             if m is None:
                 return Verdict.passed(self.name)
             return self._fail(
@@ -187,14 +203,14 @@ class Validator:
             )
         if isinstance(spec, RegexPresent):
             assert self._regex is not None
-            if self._regex.search(text):
+            if self._regex.search(text, timeout=self.timeout_s):
                 return Verdict.passed(self.name)
             return self._fail(
                 f"no match for {spec.pattern!r}",
                 f"The answer must match the pattern {spec.pattern!r}.",
             )
         if isinstance(spec, JsonSchema):
-            value = _field_value(output, spec.field)
+            value = _field_value(output, spec.field)  # MissingField: an error verdict
             if isinstance(value, str):
                 try:
                     value = json.loads(value)
@@ -233,51 +249,27 @@ class Validator:
         )
 
     async def judge(self, output: Any, ctx: ValidationContext) -> Verdict:
-        if self._fn is None:
-            try:
-                return self._builtin(output, ctx)
-            except Exception as exc:  # a builtin on odd input must not crash the run either
-                return Verdict.errored(self.name, _last_line(exc))
-        fn = self._fn
-        value = _field_value(output, self.spec.field)
         try:
-            if inspect.iscoroutinefunction(fn):
-                result = await asyncio.wait_for(fn(value, ctx), self.timeout_s)
-            else:
-                result = await asyncio.wait_for(_in_daemon_thread(fn, value, ctx), self.timeout_s)
+            if self._fn is None:
+                return self._builtin(output, ctx)  # bounded: regexes carry their own timeout
+            fn = self._fn
+            value = _field_value(output, self.spec.field)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for runs the coroutine in a task of its
+            # own, from which a SystemExit raised by user code would escape the event loop.
+            async with asyncio.timeout(self.timeout_s):
+                if inspect.iscoroutinefunction(fn):
+                    result = await fn(value, ctx)
+                else:
+                    result = await in_daemon_thread(fn, value, ctx)
         except TimeoutError:
             return Verdict.errored(self.name, f"timed out after {self.timeout_s:g} s")
-        except Exception as exc:
-            return Verdict.errored(self.name, _last_line(exc))
+        except asyncio.CancelledError:
+            raise
+        except MissingField as exc:
+            return Verdict.errored(self.name, str(exc))
+        except BaseException as exc:  # even SystemExit from user code is only a verdict
+            return Verdict.errored(self.name, last_line(exc))
         return self._from_return(result)
-
-
-def _in_daemon_thread(fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
-    """Runs a sync validator off the event loop in a daemon thread: one that never returns
-    cannot hold up the loop's shutdown or the process exit (a pool thread would)."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def settle(outcome: Callable[[], None]) -> None:
-        if not future.done():
-            outcome()
-
-    def deliver(outcome: Callable[[], None]) -> None:
-        # The loop may have closed while a timed-out validator was still running.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(settle, outcome)
-
-    def work() -> None:
-        try:
-            value = fn(*args)
-        except BaseException as exc:  # delivered to the awaiting task, as to_thread would
-            error = exc
-            deliver(lambda: future.set_exception(error))
-        else:
-            deliver(lambda: future.set_result(value))
-
-    threading.Thread(target=work, name="validator", daemon=True).start()
-    return future
 
 
 def _spec_name(spec: _Spec) -> str:
@@ -289,16 +281,23 @@ def _spec_name(spec: _Spec) -> str:
 
 
 def compile_validators(
-    specs: Sequence[_Spec], base_dir: Path, timeout_s: float = 5.0
+    specs: Sequence[_Spec],
+    base_dir: Path,
+    timeout_s: float = 5.0,
+    *,
+    source: str = "<scenario>",
+    tool_names: Collection[str] | None = None,
 ) -> list[Validator]:
-    """Names are unique within a scenario (a repeated one gets ``#2``, ``#3``...)."""
+    """Names are unique within a scenario (a repeated one gets ``#2``, ``#3``...). Errors name
+    the scenario file and the validator's field: ``scenario.toml: validators[1].function: ...``."""
     seen: dict[str, int] = {}
     out: list[Validator] = []
-    for spec in specs:
+    for i, spec in enumerate(specs):
         base = _spec_name(spec)
         seen[base] = seen.get(base, 0) + 1
         name = base if seen[base] == 1 else f"{base}#{seen[base]}"
-        out.append(Validator(spec, name, base_dir, timeout_s))
+        where = f"{source}: validators[{i}]"
+        out.append(Validator(spec, name, base_dir, timeout_s, where, tool_names))
     return out
 
 

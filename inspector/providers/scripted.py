@@ -135,7 +135,8 @@ class ScriptedProvider:
             "output_tokens": _tokens(out_chars),
         }
         try:
-            usage = Usage.model_validate({**estimate, **(entry.usage or {})})
+            given = entry.usage.model_dump(exclude_none=True) if entry.usage else {}
+            usage = Usage.model_validate({**estimate, **given})
         except ValueError as exc:
             raise _invalid(n, "usage", exc) from exc
         finish = entry.finish_reason or ("tool_calls" if tool_calls else "stop")

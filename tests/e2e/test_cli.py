@@ -120,7 +120,8 @@ def test_set_changes_the_policy_and_the_outcome(capsys: pytest.CaptureFixture[st
         ),
         (
             ["demo:step-cap", "--set", "policy.bogus=1"],
-            "demo:step-cap: policy.bogus: Extra inputs are not permitted (from --set policy.bogus=1)",
+            "demo:step-cap: policy.bogus: Extra inputs are not permitted"
+            " (from --set policy.bogus=1)",
         ),
         (["demo:step-cap", "--set", "nokey"], "--set 'nokey': expected SECTION.KEY=VALUE"),
     ],

@@ -304,21 +304,14 @@ async def test_latest_keeps_only_the_most_recent_failure_and_all_tool_work(
     assert transcript(record) == [*work, a(PLAIN)]
 
 
-@pytest.mark.parametrize(
-    ("keep", "second", "third"),
-    [
-        (True, [u(USER), a(BOLD)], [u(USER), a(BOLD), a(ITALIC)]),
-        (False, [u(USER)], [u(USER)]),  # blind retry: the same request every time
-    ],
-)
-async def test_none_sends_no_feedback(
-    tmp_path: Path, keep: bool, second: list[Any], third: list[Any]
-) -> None:
+@pytest.mark.parametrize("keep", [True, False])
+async def test_none_is_a_blind_retry(tmp_path: Path, keep: bool) -> None:
     data = scenario(BOLD, ITALIC, PLAIN, feedback_history="none", keep_failed_attempts=keep)
     record, events = await run(data, tmp_path)
 
     assert outcome(record) == ("succeeded", "stop", PLAIN, None)
-    assert [sent(s) for s in record.steps] == [[u(USER)], second, third]
+    # The same request every time: failed candidates are never shown under "none", kept or not.
+    assert [sent(s) for s in record.steps] == [[u(USER)], [u(USER)], [u(USER)]]
     assert [s.feedback for s in record.steps] == [[], [], []]
     assert [dumped(s.verdicts) for s in record.steps] == [
         BOLD_VERDICTS,
@@ -328,6 +321,51 @@ async def test_none_sends_no_feedback(
     injected = [(e.index, e.messages) for e in events if isinstance(e, FeedbackInjected)]
     assert injected == [(1, []), (2, [])]  # the retry is marked, with nothing injected
     assert transcript(record) == [u(USER), a(PLAIN)]
+
+
+async def test_none_keeps_the_work_and_nothing_of_the_failed_attempts(tmp_path: Path) -> None:
+    data = scenario(
+        {"tool_calls": [{"name": "lookup_contact", "arguments": {"name": "Sam"}}]},
+        BOLD,
+        PLAIN,
+        feedback_history="none",
+        feedback_role="tool",
+    )
+    data["tools"] = [LOOKUP]
+    record, _ = await run(data, tmp_path)
+
+    work = [u(USER), LOOKUP_CALL, LOOKUP_RESULT]
+    assert outcome(record) == ("succeeded", "stop", PLAIN, None)
+    assert [summary(s) for s in record.steps] == [
+        {
+            "index": 1,
+            "attempt": 1,
+            "status": "success",
+            "messages": [u(USER)],
+            "verdicts": [],
+            "feedback": [],
+            "cleared": False,
+        },
+        {
+            "index": 2,
+            "attempt": 1,
+            "status": "failed_validation",
+            "messages": work,
+            "verdicts": BOLD_VERDICTS,
+            "feedback": [],
+            "cleared": True,
+        },
+        {
+            "index": 3,
+            "attempt": 2,
+            "status": "success",
+            "messages": work,  # the opening request plus the work, exactly
+            "verdicts": PLAIN_VERDICTS,
+            "feedback": [],
+            "cleared": False,
+        },
+    ]
+    assert transcript(record) == [*work, a(PLAIN)]
 
 
 BUILDER = """
@@ -448,6 +486,36 @@ async def test_custom_builder_prefix_stays_the_opening_messages(tmp_path: Path) 
     ]
 
 
+async def test_a_builder_that_exits_ends_the_run_and_keeps_the_failed_attempt(
+    tmp_path: Path,
+) -> None:
+    hooks = """
+        import sys
+
+
+        def leave(ctx):
+            sys.exit(3)
+    """
+    data = scenario(BOLD, PLAIN, feedback_history="custom", feedback_builder="hooks.py:leave")
+    record, events = await run(data, tmp_path, hooks=hooks)
+
+    error = {"type": "FeedbackBuilderError", "message": "feedback_builder raised SystemExit: 3"}
+    assert outcome(record) == ("error", "validator_exhausted", None, error)
+    assert [summary(s) for s in record.steps] == [
+        {
+            "index": 1,
+            "attempt": 1,
+            "status": "failed_validation",
+            "messages": [u(USER)],
+            "verdicts": BOLD_VERDICTS,
+            "feedback": [],
+            "cleared": False,  # no retry came: the turn ended on it
+        }
+    ]
+    assert not any(isinstance(e, (FeedbackInjected, AttemptCleared)) for e in events)
+    assert transcript(record) == [u(USER), a(BOLD)]
+
+
 # ---- feedback_role -------------------------------------------------------------------------
 
 
@@ -456,21 +524,79 @@ def validation_feedback(attempt: int, text: str) -> list[dict[str, Any]]:
     return [call(id_, "validation_feedback", {}), result(id_, text, "validation_feedback")]
 
 
-async def test_tool_role_in_text_mode_injects_a_synthetic_call_and_result(
+def with_feedback_call(
+    text: str, attempt: int, name: str = "validation_feedback"
+) -> dict[str, Any]:
+    """A kept text candidate under tool-role feedback: its text and the synthetic call, one
+    assistant message."""
+    calls = [{"id": f"feedback_{attempt}", "name": name, "arguments": {}}]
+    return {"role": "assistant", "content": text, "tool_calls": calls}
+
+
+@pytest.mark.parametrize(
+    ("keep", "seen1", "feedback1", "seen2", "feedback2"),
+    [
+        # the candidate and the feedback call are one assistant message, then the result
+        (
+            True,
+            [with_feedback_call(BOLD, 1)],
+            [result("feedback_1", FB_BOLD, "validation_feedback")],
+            [with_feedback_call(ITALIC, 2)],
+            [result("feedback_2", FB_ITALIC, "validation_feedback")],
+        ),
+        # the candidate is not shown: the synthetic call + result pair stands alone
+        (
+            False,
+            [],
+            validation_feedback(1, FB_BOLD),
+            [],
+            validation_feedback(2, FB_ITALIC),
+        ),
+    ],
+)
+async def test_tool_role_in_text_mode(
     tmp_path: Path,
+    keep: bool,
+    seen1: list[Any],
+    feedback1: list[Any],
+    seen2: list[Any],
+    feedback2: list[Any],
 ) -> None:
-    data = scenario(BOLD, ITALIC, PLAIN, feedback_role="tool", clear_failed_attempts=False)
+    data = scenario(
+        BOLD,
+        ITALIC,
+        PLAIN,
+        feedback_role="tool",
+        keep_failed_attempts=keep,
+        clear_failed_attempts=False,
+    )
     record, _ = await run(data, tmp_path)
 
-    fb1, fb2 = validation_feedback(1, FB_BOLD), validation_feedback(2, FB_ITALIC)
     assert outcome(record) == ("succeeded", "stop", PLAIN, None)
     assert [(sent(s), dumped(s.feedback), s.cleared) for s in record.steps] == [
-        ([u(USER)], fb1, False),
-        ([u(USER), a(BOLD), *fb1], fb2, False),
-        ([u(USER), a(BOLD), *fb1, a(ITALIC), *fb2], [], False),
+        ([u(USER)], feedback1, False),
+        ([u(USER), *seen1, *feedback1], feedback2, False),
+        ([u(USER), *seen1, *feedback1, *seen2, *feedback2], [], False),
     ]
     # the failed attempts stay in the transcript; tool-role feedback is not shown to the user
     assert transcript(record) == [u(USER), a(BOLD), a(ITALIC), a(PLAIN)]
+
+
+async def test_tool_role_feedback_tool_is_renamed_when_a_user_tool_has_its_name(
+    tmp_path: Path,
+) -> None:
+    data = scenario(BOLD, PLAIN, feedback_role="tool")
+    data["tools"] = [{"name": "validation_feedback", "result": "user tool"}]
+    record, events = await run(data, tmp_path)
+
+    feedback = [result("feedback_1", FB_BOLD, "validation_feedback_1")]
+    assert outcome(record) == ("succeeded", "stop", PLAIN, None)
+    assert [(sent(s), dumped(s.feedback)) for s in record.steps] == [
+        ([u(USER)], feedback),
+        ([u(USER), with_feedback_call(BOLD, 1, "validation_feedback_1"), *feedback], []),
+    ]
+    assert not any(isinstance(e, ToolExecuted) for e in events)  # the user tool never ran
+    assert transcript(record) == [u(USER), a(PLAIN)]
 
 
 def structured(*script: dict[str, Any], **policy: Any) -> dict[str, Any]:
@@ -567,6 +693,67 @@ async def test_feedback_in_tool_output_mode(
     assert transcript(record) == [u(USER), a('{"body": "Sam, meeting at 3pm."}')]
 
 
+async def test_a_rejected_final_answer_with_a_user_call_beside_it(tmp_path: Path) -> None:
+    lookup = {"name": "lookup_contact", "arguments": {"name": "Sam"}}
+    data = structured(
+        {"tool_calls": [lookup], "final": {"body": BOLD}},
+        {"final": {"body": PLAIN}},
+    )
+    data["tools"] = [LOOKUP]
+    record, events = await run(data, tmp_path)
+
+    both = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1_0", "name": "lookup_contact", "arguments": {"name": "Sam"}},
+            {"id": "call_1_1", "name": "final_answer", "arguments": {"body": BOLD}},
+        ],
+    }
+    not_run = "Not executed: the final answer in the same reply was rejected."
+    assert outcome(record) == ("succeeded", "stop", {"body": PLAIN}, None)
+    assert [summary(s) for s in record.steps] == [
+        {
+            "index": 1,
+            "attempt": 1,
+            "status": "failed_validation",
+            "messages": [u(USER)],
+            "verdicts": BOLD_VERDICTS,
+            "feedback": [u(FB_BOLD)],
+            "cleared": True,
+        },
+        {
+            "index": 2,
+            "attempt": 2,
+            "status": "success",
+            "messages": [
+                u(USER),
+                both,
+                result("call_1_0", not_run, "lookup_contact"),
+                result("call_1_1", "Rejected by validation.", "final_answer"),
+                u(FB_BOLD),
+            ],
+            "verdicts": PLAIN_VERDICTS,
+            "feedback": [],
+            "cleared": False,
+        },
+    ]
+    assert [dumped(s.tool_results) for s in record.steps] == [
+        [
+            {
+                "tool_call_id": "call_1_0",
+                "name": "lookup_contact",
+                "content": "",
+                "error": "not executed: the final answer was given in the same reply",
+                "replayed": False,
+            }
+        ],
+        [],
+    ]
+    assert not any(isinstance(e, ToolExecuted) for e in events)
+    assert transcript(record) == [u(USER), a('{"body": "Sam, meeting at 3pm."}')]
+
+
 async def test_system_role_feedback(tmp_path: Path) -> None:
     data = scenario(BOLD, ITALIC, PLAIN, feedback_role="system", clear_failed_attempts=False)
     record, _ = await run(data, tmp_path)
@@ -656,11 +843,11 @@ async def test_max_attempts_1_means_no_retry(tmp_path: Path) -> None:
             "messages": [u(USER)],
             "verdicts": BOLD_VERDICTS,
             "feedback": [],
-            "cleared": True,
+            "cleared": False,  # nothing replaces it: the turn ends on it
         }
     ]
-    assert not any(isinstance(e, FeedbackInjected) for e in events)
-    assert transcript(record) == [u(USER)]
+    assert not any(isinstance(e, (FeedbackInjected, AttemptCleared)) for e in events)
+    assert transcript(record) == [u(USER), a(BOLD)]  # what the end user saw last
     assert (record.budgets.attempts_used, record.budgets.max_attempts) == (1, 1)
 
 
@@ -676,10 +863,11 @@ async def test_exhausted_after_three_attempts(tmp_path: Path) -> None:
             "message": "no acceptable output after 3 attempts: no_bold: found '*' at 0",
         },
     )
+    # Attempts 1 and 2 were replaced by a retry; the turn ended on attempt 3.
     assert [(s.attempt, s.status, s.cleared) for s in record.steps] == [
         (1, "failed_validation", True),
         (2, "failed_validation", True),
-        (3, "failed_validation", True),
+        (3, "failed_validation", False),
     ]
     assert [dumped(s.verdicts) for s in record.steps] == [
         BOLD_VERDICTS,
@@ -688,7 +876,7 @@ async def test_exhausted_after_three_attempts(tmp_path: Path) -> None:
     ]
     assert [dumped(s.feedback) for s in record.steps] == [[u(FB_BOLD)], [u(FB_ITALIC)], []]
     assert sent(record.steps[2]) == [u(USER), a(BOLD), u(FB_BOLD), a(ITALIC), u(FB_ITALIC)]
-    assert transcript(record) == [u(USER)]
+    assert transcript(record) == [u(USER), a(BOLD)]
     assert record.budgets.attempts_used == 3
 
 
@@ -726,11 +914,11 @@ async def test_stop_on_a_rejected_final_candidate_ends_without_retry(tmp_path: P
             "messages": [u(USER)],
             "verdicts": [failed("stop_on_bold", reason, reason), passed("no_italic")],
             "feedback": [],
-            "cleared": True,
+            "cleared": False,  # the turn ends on it: it stays
         }
     ]
-    assert not any(isinstance(e, FeedbackInjected) for e in events)
-    assert transcript(record) == [u(USER)]
+    assert not any(isinstance(e, (FeedbackInjected, AttemptCleared)) for e in events)
+    assert transcript(record) == [u(USER), a(BOLD)]
 
 
 async def test_stop_on_an_accepted_candidate_succeeds_with_validator_stop(
@@ -810,8 +998,27 @@ async def test_every_step_validator_stops_before_a_pending_tool_runs(tmp_path: P
             "cleared": False,
         },
     ]
-    assert [len(s.tool_results) for s in record.steps] == [1, 0]
-    assert [e.index for e in events if isinstance(e, ToolExecuted)] == [1]
+    assert [dumped(s.tool_results) for s in record.steps] == [
+        [
+            {
+                "tool_call_id": "call_1_0",
+                "name": "lookup_contact",
+                "content": "Sam: +1 555 0100",
+                "error": None,
+                "replayed": False,
+            }
+        ],
+        [
+            {
+                "tool_call_id": "call_2_0",
+                "name": "send_sms",
+                "content": "",
+                "error": "not executed: stopped by a validator",
+                "replayed": False,
+            }
+        ],
+    ]
+    assert [e.index for e in events if isinstance(e, ToolExecuted)] == [1]  # no event for it
     assert not (tmp_path / "sms_sent").exists()  # the pending send_sms never ran
     assert transcript(record) == [u(USER), LOOKUP_CALL, LOOKUP_RESULT]
     assert record.budgets.steps_used == 2  # the third script entry was never asked for

@@ -10,8 +10,8 @@ from inspector.core.events import Event, FallbackUsed, StepStarted, ToolExecuted
 from inspector.core.loop import run_turn
 from inspector.core.messages import Message, ToolCall, assistant, tool_result, user
 from inspector.core.output import final_tool_name
-from inspector.core.policy import DEFAULT_FINAL_STEP_INSTRUCTION
-from inspector.core.records import Forced, RunError, RunRecord
+from inspector.core.policy import DEFAULT_FINAL_STEP_INSTRUCTION, DEFAULT_FINAL_TOOL_INSTRUCTION
+from inspector.core.records import Forced, RunError, RunRecord, ToolResult
 from inspector.core.scenario import scenario_from_dict
 from inspector.providers.scripted import ScriptedProvider
 
@@ -31,6 +31,12 @@ SCHEMA: dict[str, Any] = {
 }
 PINNED = {"type": "function", "name": "final_answer"}
 FORCED_TEXT = Forced(tool_choice="none", instruction_appended=True)
+
+
+def not_run_at_cap(call_id: str) -> ToolResult:
+    return ToolResult(
+        tool_call_id=call_id, name="search", content="", error="not executed: step cap reached"
+    )
 
 
 def search(q: str, call_id: str | None = None) -> dict[str, Any]:
@@ -124,6 +130,9 @@ async def test_validation_retries_are_cut_short_by_the_step_cap(tmp_path: Path) 
     assert (record.budgets.attempts_used, record.budgets.steps_used) == (3, 3)
     feedback = [user("Start with OK.")]
     assert [s.feedback for s in record.steps] == [feedback, feedback, []]
+    # The drafts a retry replaced are cleared; the one the turn ended on stays.
+    assert [s.cleared for s in record.steps] == [True, True, False]
+    assert record.transcript == [user(USER), assistant("draft 3")]
     assert [s.forced for s in record.steps] == [None, None, FORCED_TEXT]
     # The forced step still saw the accumulated feedback.
     assert record.steps[2].request.messages == [
@@ -218,8 +227,9 @@ async def test_final_step_none_lets_a_tool_heavy_turn_run_into_the_cap(tmp_path:
     )
     assert [s.forced for s in record.steps] == [None, None]
     # The last allowed step's tool call is not executed: no model could ever see its result.
+    # It leaves a trace in the step (but no ToolExecuted event).
     assert executed(events) == [(1, "search")]
-    assert record.steps[1].tool_results == []
+    assert record.steps[1].tool_results == [not_run_at_cap("call_2_0")]
     assert record.transcript[-1].role == "tool"  # no answer: the turn just stopped
 
 
@@ -262,6 +272,13 @@ async def test_empty_reply_on_the_forced_step_hits_the_cap(tmp_path: Path) -> No
 
 # ---- tool output mode ----------------------------------------------------------------------------
 
+# In tool output mode tools are not disabled on the last step: the final-answer tool is pinned and
+# the final-tool instruction, naming that tool, is appended instead.
+FORCED_TOOL_SYSTEM = (
+    f"{SYSTEM}\n\n{DEFAULT_FINAL_TOOL_INSTRUCTION.replace('{tool}', 'final_answer')}"
+)
+FORCED_TOOL_INSTRUCTION = "This is the last step: call the final_answer tool now with your answer."
+
 
 async def test_tool_output_mode_pins_the_final_answer_tool_on_the_last_step(
     tmp_path: Path,
@@ -278,7 +295,8 @@ async def test_tool_output_mode_pins_the_final_answer_tool_on_the_last_step(
         SYSTEM,
     )
     assert last.request.tool_choice == PINNED
-    assert last.request.system == FORCED_SYSTEM
+    assert last.request.system == FORCED_TOOL_SYSTEM
+    assert last.request.system.endswith(FORCED_TOOL_INSTRUCTION)
     assert last.forced == Forced(tool_choice=PINNED, instruction_appended=True)
     assert [t.name for t in last.request.tools] == ["search", "final_answer"]
     assert last.internal_tool is True
@@ -297,7 +315,7 @@ async def test_tool_output_mode_without_user_tools_pins_every_step(tmp_path: Pat
         Forced(tool_choice=PINNED, instruction_appended=False),
         Forced(tool_choice=PINNED, instruction_appended=True),
     ]
-    assert [s.request.system for s in record.steps] == [SYSTEM, FORCED_SYSTEM]
+    assert [s.request.system for s in record.steps] == [SYSTEM, FORCED_TOOL_SYSTEM]
 
 
 async def test_tool_output_mode_plain_text_on_the_forced_step_hits_the_cap(
@@ -343,7 +361,10 @@ async def test_step_cap_message_says_the_model_ignored_tool_choice_none(tmp_path
 async def test_tools_are_not_executed_on_the_forced_step(tmp_path: Path) -> None:
     record, events, _ = await run(scenario_data([search("a"), search("b")], max_steps=2), tmp_path)
     assert executed(events) == [(1, "search")]
-    assert record.steps[1].tool_results == []
+    assert [s.tool_results for s in record.steps] == [
+        [ToolResult(tool_call_id="call_1_0", name="search", content="nothing new")],
+        [not_run_at_cap("call_2_0")],
+    ]
 
 
 # ---- on_step_cap ---------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from inspector.core.events import Event, ToolExecuted, VerdictsReady
 from inspector.core.loop import run_turn
 from inspector.core.messages import ToolCall, assistant, tool_result, user
 from inspector.core.output import final_tool_name
-from inspector.core.records import Forced, RunRecord, ToolSpec, Verdict
+from inspector.core.records import Forced, RunRecord, ToolResult, ToolSpec, Verdict
 from inspector.core.scenario import scenario_from_dict
 from inspector.providers.scripted import ScriptedProvider
 
@@ -358,7 +358,15 @@ async def test_tool_mode_final_answer_next_to_a_user_call_ends_the_turn_without_
     record, events, _ = await run(scenario_data("tool", script, [LOOKUP]), tmp_path)
     assert (record.status, record.output) == ("succeeded", ANSWER)
     assert record.steps[0].internal_tool is True
-    assert record.steps[0].tool_results == []
+    # Never run, but traced: the user call gets a result record naming why (no event).
+    assert record.steps[0].tool_results == [
+        ToolResult(
+            tool_call_id="call_1_0",
+            name="lookup_contact",
+            content="",
+            error="not executed: the final answer was given in the same reply",
+        )
+    ]
     assert executed(events) == []
     assert record.transcript == [user(USER), assistant(ANSWER_JSON)]
 

@@ -225,6 +225,10 @@ async def test_retry_exhausted_fails_with_empty_final(tmp_path: Path) -> None:
     assert record.steps[1].feedback == []  # no feedback after the last attempt
     assert record.budgets.attempts_used == 2
     assert kinds(events).count("feedback_injected") == 1
+    # An empty reply showed the user nothing: nothing to clear, nothing kept.
+    assert [s.cleared for s in record.steps] == [False, False]
+    assert "attempt_cleared" not in kinds(events)
+    assert transcript(record) == [USER]
 
 
 async def test_retry_exhausted_hands_over_to_the_fallback(tmp_path: Path) -> None:

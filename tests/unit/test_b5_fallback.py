@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from inspector.core.errors import ScenarioError
-from inspector.core.events import Event, FallbackUsed, RunFinished, ToolExecuted
+from inspector.core.events import AttemptCleared, Event, FallbackUsed, RunFinished, ToolExecuted
 from inspector.core.loop import run_turn
 from inspector.core.messages import Message
 from inspector.core.output import final_tool_name
@@ -31,15 +32,15 @@ NO_FALLBACK = (
 FALLBACKS = """
 import json
 
-def report(ctx):
-    return {
+def report(ctx):  # a plain-text turn needs a string fallback: the context as JSON text
+    return json.dumps({
         "trigger": ctx.trigger,
         "attempts": ctx.attempts,
         "steps": ctx.steps,
         "last_output": ctx.last_output,
         "verdicts": [v["validator"] for v in ctx.verdicts],
         "history": [m["role"] for m in ctx.history],
-    }
+    })
 
 def body(ctx):
     return {"body": f"{ctx.trigger} after {ctx.attempts}: {json.dumps(ctx.last_output)}"}
@@ -49,6 +50,18 @@ def wrong_shape(ctx):
 
 def broken(ctx):
     raise RuntimeError("cannot build a fallback\\nfallback store offline")
+
+def interrupted(ctx):
+    raise KeyboardInterrupt("fallback store asked to stop")
+
+def nothing(ctx):
+    return None
+
+def a_set(ctx):
+    return {"body": {"Sam", "3pm"}}
+
+def not_a_number(ctx):
+    return {"body": float("nan")}
 """
 
 
@@ -99,7 +112,11 @@ async def test_raise_fails_with_validator_exhausted(tmp_path: Path) -> None:
         (2, "failed_validation"),
     ]
     assert fallback_events(events) == []
-    assert dump(record.transcript) == [USER]  # both failed attempts cleared
+    # The first attempt was replaced by a retry and cleared; the turn ended on the second,
+    # which stays: it is what the end user saw last.
+    assert [s.cleared for s in record.steps] == [True, False]
+    assert [(e.index, e.attempt) for e in events if isinstance(e, AttemptCleared)] == [(1, 1)]
+    assert dump(record.transcript) == [USER, {"role": "assistant", "content": "abcdefgh"}]
 
 
 async def test_raise_message_lists_every_failing_reason(tmp_path: Path) -> None:
@@ -136,7 +153,13 @@ async def test_static_fallback(tmp_path: Path) -> None:
     assert record.error is None
     assert [s.status for s in record.steps] == ["failed_validation", "failed_validation"]
     assert fallback_events(events) == [("Later.", "validator_exhausted")]
-    assert [e.kind for e in events][-2:] == ["fallback_used", "run_finished"]
+    assert [e.kind for e in events][-3:] == ["step_finished", "fallback_used", "run_finished"]
+    # The fallback replaces the last attempt: every failed attempt is cleared.
+    assert [s.cleared for s in record.steps] == [True, True]
+    assert [(e.index, e.attempt) for e in events if isinstance(e, AttemptCleared)] == [
+        (1, 1),
+        (2, 2),
+    ]
     assert dump(record.transcript) == [USER]  # fallback_in_history = false by default
 
 
@@ -185,7 +208,7 @@ async def test_fallback_function_gets_the_context(hooks: Path) -> None:
         hooks,
     )
     assert record.status == "fallback"
-    assert record.output == {
+    assert json.loads(record.output) == {
         "trigger": "validator_exhausted",
         "attempts": 2,
         "steps": 2,
@@ -247,22 +270,67 @@ async def test_invalid_fallback_function_result_is_an_error(hooks: Path) -> None
         },
         hooks,
     )
-    assert record.status == "error"
-    assert record.error is not None and record.error.type == "InvalidFallback"
-    assert fallback_events(events) == []
-    assert dump(record.transcript) == [USER]  # an invalid fallback is never recorded
-
-
-async def test_fallback_without_an_output_schema_is_not_validated(tmp_path: Path) -> None:
-    record, _ = await run(
-        {
-            "validators": SHORT,
-            "policy": {"max_attempts": 1, "on_invalid_output": "fallback", "fallback": [1, 2]},
-            "script": TOO_LONG,
-        },
-        tmp_path,
+    assert (record.status, record.termination) == ("error", "validator_exhausted")
+    assert record.error == RunError(
+        type="InvalidFallback",
+        message="the fallback does not match the output schema: 'body' is a required property",
     )
-    assert (record.status, record.output) == ("fallback", [1, 2])
+    assert fallback_events(events) == []
+    # An invalid fallback is never recorded; it replaced nothing, so the failed reply stays.
+    assert [s.cleared for s in record.steps] == [False]
+    assert dump(record.transcript) == [USER, {"role": "assistant", "content": "plain text"}]
+
+
+@pytest.mark.parametrize(
+    ("output", "policy", "message"),
+    [
+        (
+            None,
+            {"fallback": [1, 2]},
+            "a plain-text turn needs a string fallback, got list",
+        ),
+        (
+            None,
+            {"fallback": {"body": "Later."}},
+            "a plain-text turn needs a string fallback, got dict",
+        ),
+        (None, {"fallback_function": "hooks.py:nothing"}, "the fallback is empty (None)"),
+        (SCHEMA, {"fallback_function": "hooks.py:nothing"}, "the fallback is empty (None)"),
+        (
+            SCHEMA,
+            {"fallback_function": "hooks.py:a_set"},
+            "the fallback is not JSON-serializable: Object of type set is not JSON serializable",
+        ),
+        (
+            SCHEMA,
+            {"fallback_function": "hooks.py:not_a_number"},
+            "the fallback is not JSON-serializable: Out of range float values are not JSON "
+            "compliant",
+        ),
+    ],
+    ids=["list-for-text", "dict-for-text", "none-for-text", "none", "set", "nan"],
+)
+async def test_unusable_fallback_is_an_error(
+    hooks: Path, output: dict[str, Any] | None, policy: dict[str, Any], message: str
+) -> None:
+    data: dict[str, Any] = {
+        "validators": SHORT if output is None else [],
+        "policy": {"max_attempts": 1, "on_invalid_output": "fallback", **policy},
+        "script": [{"text": "toolongtext"}] if output is None else [{"final": {"body": 3}}],
+    }
+    if output is not None:
+        data["output"] = {"schema": output}
+    record, events = await run(data, hooks)
+
+    assert (record.status, record.termination, record.output, record.fallback_trigger) == (
+        "error",
+        "validator_exhausted",
+        None,
+        None,
+    )
+    assert record.error == RunError(type="InvalidFallback", message=message)
+    assert fallback_events(events) == []
+    assert [(s.status, s.cleared) for s in record.steps] == [("failed_validation", False)]
 
 
 async def test_fallback_function_that_raises_is_an_error(hooks: Path) -> None:
@@ -287,6 +355,29 @@ async def test_fallback_function_that_raises_is_an_error(hooks: Path) -> None:
     assert [s.status for s in record.steps] == ["failed_validation"]
     assert fallback_events(events) == []
     assert isinstance(events[-1], RunFinished)
+
+
+async def test_fallback_function_raising_keyboard_interrupt_is_an_error(hooks: Path) -> None:
+    record, events = await run(
+        {
+            "validators": SHORT,
+            "policy": {
+                "max_attempts": 1,
+                "on_invalid_output": "fallback",
+                "fallback_function": "hooks.py:interrupted",
+            },
+            "script": TOO_LONG,
+        },
+        hooks,
+    )
+    assert (record.status, record.termination) == ("error", "validator_exhausted")
+    assert record.error == RunError(
+        type="FallbackError",
+        message="fallback_function raised KeyboardInterrupt: fallback store asked to stop",
+    )
+    assert [(s.status, s.cleared) for s in record.steps] == [("failed_validation", False)]
+    assert dump(record.transcript) == [USER, {"role": "assistant", "content": "toolongtext"}]
+    assert fallback_events(events) == []
 
 
 # ---- the handler is not a retry: no tool runs again ------------------------------------------
@@ -328,7 +419,10 @@ def test_fallback_handler_needs_a_value(tmp_path: Path, key: str) -> None:
     data = {**BASE, "policy": {key: "fallback"}, "script": [{"text": "x"}]}
     with pytest.raises(ScenarioError) as info:
         scenario_from_dict(data, source="test.toml", base_dir=tmp_path)
-    assert str(info.value) == NO_FALLBACK
+    assert str(info.value) == (
+        "test.toml: policy.fallback: a fallback handler is chosen but neither fallback nor "
+        "fallback_function is set"
+    )
     assert "\n" not in str(info.value)
 
 
@@ -358,14 +452,17 @@ async def test_refusal_raises_by_default(tmp_path: Path) -> None:
     [step] = record.steps  # max_attempts is 3, but a refusal is not retried
     assert (step.status, step.verdicts, step.feedback) == ("failed_validation", [REFUSED], [])
     assert step.response is not None and step.response.refusal == "I can't help with that."
-    assert step.cleared is True
+    assert step.cleared is False  # the turn ends on the refusal: it stays
     assert [e.kind for e in events] == [
         "run_started",
         "step_started",
         "verdicts",
-        "attempt_cleared",
         "step_finished",
         "run_finished",
+    ]
+    assert dump(record.transcript) == [
+        USER,
+        {"role": "assistant", "content": "I can't help with that."},
     ]
 
 
@@ -441,6 +538,9 @@ async def test_refusal_fallback_function_sees_the_refusal_trigger(hooks: Path) -
         hooks,
     )
     assert record.status == "fallback"
-    assert record.output["trigger"] == "refusal"
-    assert record.output["verdicts"] == ["refusal"]
-    assert record.output["attempts"] == 1
+    context = json.loads(record.output)
+    assert (context["trigger"], context["verdicts"], context["attempts"]) == (
+        "refusal",
+        ["refusal"],
+        1,
+    )

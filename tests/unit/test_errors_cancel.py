@@ -8,13 +8,17 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from inspector.core.events import (
     Event,
     RunFinished,
+    RunStarted,
     StepFinished,
     StepStarted,
     TextDelta,
     ToolCallDelta,
+    ToolExecuted,
 )
 from inspector.core.loop import run_turn
 from inspector.core.provider import ProviderChunk, TextChunk
@@ -155,10 +159,78 @@ async def test_unexpected_provider_exception_still_finishes_the_step(tmp_path: P
     record = await run_turn(sc, _Crashing(), events.append)
     assert_all_steps_closed(record, events)
     assert (record.status, record.termination) == ("error", "provider_error")
-    assert record.error == RunError(type="RuntimeError", message="RuntimeError: provider bug")
+    # error.type names the exception; the message does not repeat it.
+    assert record.error == RunError(type="RuntimeError", message="provider bug")
     [step] = record.steps
     assert (step.status, step.error) == ("error", "RuntimeError: provider bug")
     assert step.response is not None and step.response.text == "Hi "
+
+
+async def test_unexpected_exception_outside_a_model_call(tmp_path: Path) -> None:
+    """A crash after the call (here: a broken replay hook while tools run) is not a provider
+    error: the termination is what the turn was handling."""
+
+    def broken_replay_store(call: Any, config: Any) -> None:
+        raise LookupError("replay store corrupt\nrow 7 unreadable")
+
+    sc = scenario(
+        {
+            "tools": [{"name": "send", "result": "sent", "side_effects": True}],
+            "script": [{"tool_calls": [{"name": "send", "id": "c1"}]}, {"text": "never"}],
+        },
+        tmp_path,
+    )
+    events: list[Event] = []
+    record = await run_turn(
+        sc, ScriptedProvider(sc.script), events.append, recorded_tools=broken_replay_store
+    )
+    assert_all_steps_closed(record, events)
+    assert (record.status, record.termination) == ("error", "validator_exhausted")
+    assert record.error == RunError(type="LookupError", message="row 7 unreadable")
+    [step] = record.steps
+    assert (step.status, step.error, step.tool_results) == (
+        "error",
+        "LookupError: row 7 unreadable",
+        [],
+    )
+    assert [m.model_dump(mode="json") for m in record.transcript] == [USER]
+
+
+# ---- event subscribers ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fails_on", [RunStarted, TextDelta, ToolExecuted, RunFinished])
+async def test_a_subscriber_that_raises_is_detached_and_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fails_on: type[Event]
+) -> None:
+    sc = scenario(
+        {
+            "tools": [{"name": "lookup", "result": "Sam: +1 555 0100"}],
+            "script": [{"tool_calls": [{"name": "lookup", "id": "c1"}]}, {"text": "Sam, 3pm."}],
+        },
+        tmp_path,
+    )
+    same: dict[str, Any] = {"run_id": "run1", "clock": lambda: 0.0, "now": lambda: "t0"}
+    healthy: list[Event] = []
+    expected = await run_turn(sc, ScriptedProvider(sc.script), healthy.append, **same)
+    seen: list[Event] = []
+
+    def fragile(event: Event) -> None:
+        seen.append(event)
+        if isinstance(event, fails_on):
+            raise RuntimeError("store is full\ndisk quota exceeded")
+
+    record = await run_turn(sc, ScriptedProvider(sc.script), fragile, **same)
+
+    assert record == expected
+    assert (record.status, record.termination, record.output) == ("succeeded", "stop", "Sam, 3pm.")
+    assert [r.content for r in record.steps[0].tool_results] == ["Sam: +1 555 0100"]
+    # It saw every event up to the one it failed on, and nothing after: it was detached.
+    cut = next(i for i, e in enumerate(healthy) if isinstance(e, fails_on))
+    assert seen == healthy[: cut + 1]
+    assert capsys.readouterr().err == (
+        "agent-inspector: event subscriber failed: RuntimeError: disk quota exceeded; detached\n"
+    )
 
 
 # ---- cancellation ---------------------------------------------------------------------------

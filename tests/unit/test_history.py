@@ -8,6 +8,7 @@ import pytest
 from inspector.core.history import (
     DEFAULT_FEEDBACK,
     FEEDBACK_TOOL,
+    NOT_EXECUTED,
     REJECTED,
     FailedAttempt,
     Work,
@@ -32,9 +33,17 @@ def final_call(n: int, body: str) -> ToolCall:
     return ToolCall(id=f"fa{n}", name="final_answer", arguments={"body": body})
 
 
+def feedback_call(attempt: int, name: str = FEEDBACK_TOOL) -> ToolCall:
+    return ToolCall(id=f"feedback_{attempt}", name=name, arguments={})
+
+
 def feedback_pair(attempt: int, text: str) -> tuple[Message, Message]:
-    call = ToolCall(id=f"feedback_{attempt}", name=FEEDBACK_TOOL, arguments={})
-    return assistant(None, (call,)), tool_result(f"feedback_{attempt}", text, FEEDBACK_TOOL)
+    """The synthetic call + result that carry tool-role feedback when no candidate is shown."""
+    return assistant(None, (feedback_call(attempt),)), feedback_result(attempt, text)
+
+
+def feedback_result(attempt: int, text: str, name: str = FEEDBACK_TOOL) -> Message:
+    return tool_result(f"feedback_{attempt}", text, name)
 
 
 # ---- feedback_text ---------------------------------------------------------------------------
@@ -76,7 +85,11 @@ LOOKUP = ToolCall(id="lk1", name="lookup_contact", arguments={"name": "Sam"})
 MIXED = assistant("Checking.", (LOOKUP, FA1))
 FA1_REJECTED = tool_result("fa1", REJECTED, "final_answer")
 FA1_FEEDBACK = tool_result("fa1", FB1, "final_answer")
+LOOKUP_NOT_EXECUTED = tool_result("lk1", NOT_EXECUTED, "lookup_contact")
 LOOKUP_REJECTED = tool_result("lk1", REJECTED, "lookup_contact")
+LOOKING = assistant("Checking.", (LOOKUP,))  # tool calls, none of them judged
+# A kept plain-text candidate under tool-role feedback: one message, its text and the call.
+TEXT_WITH_FEEDBACK_CALL = assistant("**Sam**, 3pm.", (feedback_call(1),))
 
 
 @pytest.mark.parametrize(
@@ -87,7 +100,7 @@ LOOKUP_REJECTED = tool_result("lk1", REJECTED, "lookup_contact")
         ("user", False, TEXT, None, (TEXT,), (user(FB1),)),
         ("system", True, TEXT, None, (TEXT,), (system(FB1),)),
         ("system", False, TEXT, None, (TEXT,), (system(FB1),)),
-        ("tool", True, TEXT, None, (TEXT,), feedback_pair(1, FB1)),
+        ("tool", True, TEXT, None, (TEXT_WITH_FEEDBACK_CALL,), (feedback_result(1, FB1),)),
         ("tool", False, TEXT, None, (TEXT,), feedback_pair(1, FB1)),
         # final_answer tool call (tool output mode): every call of the candidate gets a result
         ("user", True, TOOL, FA1, (TOOL, FA1_REJECTED), (user(FB1),)),
@@ -95,9 +108,18 @@ LOOKUP_REJECTED = tool_result("lk1", REJECTED, "lookup_contact")
         ("tool", True, TOOL, FA1, (TOOL,), (FA1_FEEDBACK,)),
         # not kept: the model never sees the call, so the feedback cannot be its result
         ("tool", False, TOOL, FA1, (TOOL, FA1_REJECTED), feedback_pair(1, FB1)),
-        # a user tool call next to the final answer is answered "rejected", never executed
-        ("tool", True, MIXED, FA1, (MIXED,), (LOOKUP_REJECTED, FA1_FEEDBACK)),
-        ("user", True, MIXED, FA1, (MIXED, LOOKUP_REJECTED, FA1_REJECTED), (user(FB1),)),
+        # a user tool call next to the final answer never ran, and its result says so
+        ("tool", True, MIXED, FA1, (MIXED,), (LOOKUP_NOT_EXECUTED, FA1_FEEDBACK)),
+        ("user", True, MIXED, FA1, (MIXED, LOOKUP_NOT_EXECUTED, FA1_REJECTED), (user(FB1),)),
+        # a kept candidate with calls but none judged: the feedback call joins its calls
+        (
+            "tool",
+            True,
+            LOOKING,
+            None,
+            (assistant("Checking.", (LOOKUP, feedback_call(1))),),
+            (LOOKUP_REJECTED, feedback_result(1, FB1)),
+        ),
         # an empty reply leaves no candidate, only feedback
         ("user", True, None, None, (), (user(FB1),)),
         ("system", False, None, None, (), (system(FB1),)),
@@ -126,26 +148,51 @@ def test_failed_attempt_without_feedback(role: str, keep: bool) -> None:
     assert failed_attempt(2, TEXT, None, FB1, p) == FailedAttempt(2, (TEXT,), ())
     assert failed_attempt(2, TOOL, FA1, FB1, p) == FailedAttempt(2, (TOOL, FA1_REJECTED), ())
     assert failed_attempt(2, MIXED, FA1, FB1, p) == FailedAttempt(
-        2, (MIXED, LOOKUP_REJECTED, FA1_REJECTED), ()
+        2, (MIXED, LOOKUP_NOT_EXECUTED, FA1_REJECTED), ()
     )
     assert failed_attempt(2, None, None, FB1, p) == FailedAttempt(2, (), ())
 
 
-def test_synthetic_feedback_ids_follow_the_attempt() -> None:
-    block = failed_attempt(3, TEXT, None, FB2, policy(role="tool"))
-    assert [m.model_dump(mode="json") for m in block.feedback] == [
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [{"id": "feedback_3", "name": "validation_feedback", "arguments": {}}],
-        },
-        {
-            "role": "tool",
-            "content": "No underscores.",
-            "tool_call_id": "feedback_3",
-            "name": "validation_feedback",
-        },
-    ]
+@pytest.mark.parametrize("keep", [True, False])
+def test_synthetic_feedback_ids_follow_the_attempt(keep: bool) -> None:
+    block = failed_attempt(3, TEXT, None, FB2, policy(role="tool", keep=keep))
+    call = {"id": "feedback_3", "name": "validation_feedback", "arguments": {}}
+    result = {
+        "role": "tool",
+        "content": "No underscores.",
+        "tool_call_id": "feedback_3",
+        "name": "validation_feedback",
+    }
+    if keep:  # one assistant message: the rejected text and the call the feedback answers
+        assert [m.model_dump(mode="json") for m in block.candidate] == [
+            {"role": "assistant", "content": "**Sam**, 3pm.", "tool_calls": [call]}
+        ]
+        assert [m.model_dump(mode="json") for m in block.feedback] == [result]
+    else:
+        assert block.candidate == (TEXT,)
+        assert [m.model_dump(mode="json") for m in block.feedback] == [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            result,
+        ]
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_synthetic_feedback_tool_is_renamed_on_collision(keep: bool) -> None:
+    taken = {"validation_feedback", "validation_feedback_1", "lookup_contact"}
+    block = failed_attempt(1, TEXT, None, FB1, policy(role="tool", keep=keep), taken)
+    name = "validation_feedback_2"
+    call = feedback_call(1, name)
+    if keep:
+        assert block == FailedAttempt(
+            1, (assistant("**Sam**, 3pm.", (call,)),), (feedback_result(1, FB1, name),)
+        )
+    else:
+        assert block == FailedAttempt(
+            1, (TEXT,), (assistant(None, (call,)), feedback_result(1, FB1, name))
+        )
+    # without a collision the reserved name stands
+    plain = failed_attempt(1, None, None, FB1, policy(role="tool"), {"lookup_contact"})
+    assert plain.feedback == feedback_pair(1, FB1)
 
 
 # ---- compose_history: the whole next history --------------------------------------------------
@@ -153,6 +200,7 @@ def test_synthetic_feedback_ids_follow_the_attempt() -> None:
 # prefix Q, then blocks [failed attempt 1, work W (a tool round trip), failed attempt 2].
 # Tokens: C = candidate, X = "Rejected by validation." result pairing a candidate's call,
 # U/S = user/system feedback, P+R = synthetic validation_feedback call + result,
+# M = a text candidate carrying the validation_feedback call itself (answered by R),
 # J = the final_answer call's own result carrying the feedback.
 
 Q = user("Tell Sam the meeting moved to 3pm.")
@@ -165,6 +213,7 @@ for kind in ("text", "tool"):
     for n, fb in ((1, FB1), (2, FB2)):
         if kind == "text":
             tokens[f"C{n}"] = assistant(f"**answer {n}**")
+            tokens[f"M{n}"] = assistant(f"**answer {n}**", (feedback_call(n),))
         else:
             tokens[f"C{n}"] = assistant(None, (final_call(n, f"**answer {n}**"),))
             tokens[f"X{n}"] = tool_result(f"fa{n}", REJECTED, "final_answer")
@@ -175,24 +224,25 @@ for kind in ("text", "tool"):
     TOKENS[kind] = tokens
 
 EXPECTED = {
-    # (candidate kind, feedback_history, feedback_role, keep_failed_attempts): next history
+    # (candidate kind, feedback_history, feedback_role, keep_failed_attempts): next history.
+    # "none" is a blind retry: no failed attempt at all, kept or not.
     ("text", "accumulate", "user", True): "Q C1 U1 Wa Wr C2 U2",
     ("text", "accumulate", "user", False): "Q U1 Wa Wr U2",
     ("text", "accumulate", "system", True): "Q C1 S1 Wa Wr C2 S2",
     ("text", "accumulate", "system", False): "Q S1 Wa Wr S2",
-    ("text", "accumulate", "tool", True): "Q C1 P1 R1 Wa Wr C2 P2 R2",
+    ("text", "accumulate", "tool", True): "Q M1 R1 Wa Wr M2 R2",
     ("text", "accumulate", "tool", False): "Q P1 R1 Wa Wr P2 R2",
     ("text", "latest", "user", True): "Q Wa Wr C2 U2",
     ("text", "latest", "user", False): "Q Wa Wr U2",
     ("text", "latest", "system", True): "Q Wa Wr C2 S2",
     ("text", "latest", "system", False): "Q Wa Wr S2",
-    ("text", "latest", "tool", True): "Q Wa Wr C2 P2 R2",
+    ("text", "latest", "tool", True): "Q Wa Wr M2 R2",
     ("text", "latest", "tool", False): "Q Wa Wr P2 R2",
-    ("text", "none", "user", True): "Q C1 Wa Wr C2",
+    ("text", "none", "user", True): "Q Wa Wr",
     ("text", "none", "user", False): "Q Wa Wr",
-    ("text", "none", "system", True): "Q C1 Wa Wr C2",
+    ("text", "none", "system", True): "Q Wa Wr",
     ("text", "none", "system", False): "Q Wa Wr",
-    ("text", "none", "tool", True): "Q C1 Wa Wr C2",
+    ("text", "none", "tool", True): "Q Wa Wr",
     ("text", "none", "tool", False): "Q Wa Wr",
     ("tool", "accumulate", "user", True): "Q C1 X1 U1 Wa Wr C2 X2 U2",
     ("tool", "accumulate", "user", False): "Q U1 Wa Wr U2",
@@ -206,11 +256,11 @@ EXPECTED = {
     ("tool", "latest", "system", False): "Q Wa Wr S2",
     ("tool", "latest", "tool", True): "Q Wa Wr C2 J2",
     ("tool", "latest", "tool", False): "Q Wa Wr P2 R2",
-    ("tool", "none", "user", True): "Q C1 X1 Wa Wr C2 X2",
+    ("tool", "none", "user", True): "Q Wa Wr",
     ("tool", "none", "user", False): "Q Wa Wr",
-    ("tool", "none", "system", True): "Q C1 X1 Wa Wr C2 X2",
+    ("tool", "none", "system", True): "Q Wa Wr",
     ("tool", "none", "system", False): "Q Wa Wr",
-    ("tool", "none", "tool", True): "Q C1 X1 Wa Wr C2 X2",
+    ("tool", "none", "tool", True): "Q Wa Wr",
     ("tool", "none", "tool", False): "Q Wa Wr",
 }
 

@@ -263,7 +263,7 @@ def test_minimal_scenario_gets_the_defaults(tmp_path: Path) -> None:
         ),
         (
             '[policy]\nfeedback_history = "custom"',
-            'policy: feedback_history = "custom" needs feedback_builder = "file.py:name"',
+            'policy.feedback_builder: feedback_history = "custom" needs a "file.py:function"',
         ),
         (
             '[model]\nprovider = "gemini"',
@@ -272,7 +272,7 @@ def test_minimal_scenario_gets_the_defaults(tmp_path: Path) -> None:
         ),
         (
             '[[validators]]\nkind = "max_length"',
-            "validators[0].max_length.max: Field required",
+            "validators[0].max: Field required",  # the union's tag is not part of the path
         ),
         (
             '[[tools]]\nname = "a b"',
@@ -284,7 +284,7 @@ def test_minimal_scenario_gets_the_defaults(tmp_path: Path) -> None:
         ),
         (
             '[[tools]]\nname = "t"\nresult = "x"\nfunction = "t.py:f"',
-            "tools[0]: give either result or function, not both",
+            "tools[0].function: give either result or function, not both",
         ),
         (
             "[policy]\nmax_attempts = 0\nmax_steps = 0",
@@ -314,9 +314,7 @@ def test_prompt_without_user_or_messages(tmp_path: Path) -> None:
 
 def test_scripted_provider_without_script(tmp_path: Path) -> None:
     path = write(tmp_path, 'name = "x"\n[prompt]\nuser = "hi"\n')
-    assert load_error(path) == (
-        f'{path}: (top level): provider = "scripted" needs [[script]] entries'
-    )
+    assert load_error(path) == f'{path}: script: provider "scripted" needs [[script]] entries'
 
 
 def test_other_providers_need_no_script(tmp_path: Path) -> None:
@@ -326,7 +324,7 @@ def test_other_providers_need_no_script(tmp_path: Path) -> None:
 
 def test_invalid_output_schema(tmp_path: Path) -> None:
     path = write(tmp_path, MINIMAL + '[output]\nschema = { type = "nonsense" }\n')
-    assert load_error(path).startswith(f"{path}: output: not a valid JSON Schema: ")
+    assert load_error(path).startswith(f"{path}: output.schema: not a valid JSON Schema: ")
 
 
 def test_output_without_schema(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from inspector.core.errors import ProviderError
 from inspector.core.messages import Message, ToolCall, assistant, tool_result, user
@@ -161,7 +162,7 @@ async def test_generated_ids_are_unique_across_the_turn() -> None:
 
 
 async def test_empty_entry_has_no_content_and_no_output_tokens() -> None:
-    chunks = await collect(ScriptedProvider([{"empty": True, "text": "ignored"}]))
+    chunks = await collect(ScriptedProvider([{"empty": True}]))
     assert chunks == [
         Completed(
             response=StepResponse(
@@ -363,11 +364,33 @@ async def test_usage_given_is_used() -> None:
     assert (await respond(provider)).usage == Usage(input_tokens=2, output_tokens=500)
 
 
-async def test_usage_with_an_unknown_key_is_a_provider_error() -> None:
-    provider = ScriptedProvider([{"text": "hi", "usage": {"prompt_tokens": 3}}])
-    with pytest.raises(ProviderError, match=r"^scripted model: invalid usage at call 1: ") as info:
+@pytest.mark.parametrize(
+    ("usage", "loc", "problem"),
+    [
+        ({"prompt_tokens": 3}, ("usage", "prompt_tokens"), "extra_forbidden"),
+        ({"input_tokens": -3}, ("usage", "input_tokens"), "greater_than_equal"),
+    ],
+)
+def test_invalid_usage_is_rejected_when_the_script_is_read(
+    usage: dict[str, int], loc: tuple[str, ...], problem: str
+) -> None:
+    with pytest.raises(ValidationError) as info:
+        ScriptedProvider([{"text": "hi", "usage": usage}])
+    [error] = info.value.errors()
+    assert (error["loc"], error["type"]) == (loc, problem)
+
+
+async def test_invalid_usage_from_a_callable_is_a_provider_error() -> None:
+    provider = ScriptedProvider(
+        lambda request, index: {"text": "hi", "usage": {"prompt_tokens": 3}}
+    )
+    with pytest.raises(ProviderError) as info:
         await collect(provider)
     assert info.value.kind == "ScriptInvalid"
+    assert str(info.value).startswith(
+        "scripted model: invalid entry at call 1: usage.prompt_tokens Extra inputs are not "
+        "permitted"
+    )
 
 
 async def test_usage_is_estimated_from_request_and_output() -> None:

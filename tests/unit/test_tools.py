@@ -304,7 +304,7 @@ def test_tool_file_with_a_syntax_error(tmp_path: Path) -> None:
     }
     with pytest.raises(ScenarioError) as info:
         build(data, tmp_path)
-    assert str(info.value).startswith("tool bad: broken.py:4: syntax error: ")
+    assert str(info.value).startswith("test.toml: tools[0].function: broken.py:4: syntax error: ")
     assert "\n" not in str(info.value)
 
 
@@ -328,11 +328,19 @@ async def test_syntax_error_is_raised_before_any_event(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("files", "function", "message"),
     [
-        ({}, "missing.py:f", "tool t: file not found: "),
-        ({"t.py": "x = 1\n"}, "t.py:f", "tool t: t.py has no function 'f'"),
-        ({"t.py": "f = 3\n"}, "t.py:f", "tool t: t.py has no function 'f'"),
-        ({"t.py": "raise ImportError('no numpy')\n"}, "t.py:f", "tool t: t.py raised on import: "),
-        ({}, "t.py", "tool t: 't.py' is not of the form \"file.py:function\""),
+        ({}, "missing.py:f", "test.toml: tools[1].function: file not found: "),
+        ({"t.py": "x = 1\n"}, "t.py:f", "test.toml: tools[1].function: t.py has no function 'f'"),
+        ({"t.py": "f = 3\n"}, "t.py:f", "test.toml: tools[1].function: t.py has no function 'f'"),
+        (
+            {"t.py": "raise ImportError('no numpy')\n"},
+            "t.py:f",
+            "test.toml: tools[1].function: t.py raised on import: ",
+        ),
+        (
+            {},
+            "t.py",
+            "test.toml: tools[1].function: 't.py' is not of the form \"file.py:function\"",
+        ),
     ],
 )
 def test_broken_tool_references(
@@ -340,7 +348,11 @@ def test_broken_tool_references(
 ) -> None:
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-    data = {"tools": [{"name": "t", "function": function}], "script": [{"text": "x"}]}
+    # The second tool: the index in the message is the tool's position in the file.
+    data = {
+        "tools": [{"name": "ok", "result": "x"}, {"name": "t", "function": function}],
+        "script": [{"text": "x"}],
+    }
     with pytest.raises(ScenarioError) as info:
         build(data, tmp_path)
     assert str(info.value).startswith(message)
@@ -352,4 +364,6 @@ def test_import_error_message_names_the_exception(tmp_path: Path) -> None:
     data = {"tools": [{"name": "t", "function": "t.py:f"}], "script": [{"text": "x"}]}
     with pytest.raises(ScenarioError) as info:
         build(data, tmp_path)
-    assert str(info.value) == "tool t: t.py raised on import: ImportError: no numpy"
+    assert str(info.value) == (
+        "test.toml: tools[0].function: t.py raised on import: ImportError: no numpy"
+    )

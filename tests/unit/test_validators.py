@@ -87,7 +87,9 @@ def ctx(messages: list[Message] | None = None, **kw: Any) -> ValidationContext:
 
 
 def one(spec: dict[str, Any], base_dir: Path = Path("."), timeout_s: float = 5.0) -> Validator:
-    [validator] = compile_validators(SPECS.validate_python([spec]), base_dir, timeout_s)
+    [validator] = compile_validators(
+        SPECS.validate_python([spec]), base_dir, timeout_s, source="test.toml"
+    )
     return validator
 
 
@@ -252,8 +254,6 @@ DOC = {"body": "Hi **Sam**", "meta": {"lang": "english"}, "items": ["a", "bbbb"]
         ({"kind": "regex_absent", "pattern": r"\*", "field": "body"}, "found '*' at 3"),
         ({"kind": "max_length", "max": 3, "field": "meta.lang"}, "7 characters > 3"),
         ({"kind": "max_length", "max": 3, "field": "items.1"}, "4 characters > 3"),
-        ({"kind": "non_empty", "field": "missing.path"}, "empty output"),
-        ({"kind": "non_empty", "field": "items.9"}, "empty output"),
         (
             {"kind": "json_schema", "schema": {"type": "string"}, "field": "meta"},
             "{'lang': 'english'} is not of type 'string'",
@@ -263,6 +263,45 @@ DOC = {"body": "Hi **Sam**", "meta": {"lang": "english"}, "items": ["a", "bbbb"]
 async def test_field_selects_part_of_a_structured_output(spec: dict[str, Any], reason: str) -> None:
     verdict = await judge(spec, DOC)
     assert (verdict.ok, verdict.status, verdict.reason) == (False, "fail", reason)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"kind": "non_empty", "field": "missing.path"},
+        {"kind": "non_empty", "field": "items.9"},
+        {"kind": "max_length", "max": 100, "field": "body.x"},  # a string has no fields
+        {"kind": "regex_absent", "pattern": "x", "field": "meta.language"},
+        {"kind": "json_schema", "schema": {"type": "string"}, "field": "missing.path"},
+    ],
+)
+async def test_field_not_in_the_output_is_an_error_verdict(spec: dict[str, Any]) -> None:
+    # A typo in `field` must not pass silently (nor fail as if the model had answered badly).
+    verdict = await judge(spec, DOC)
+    assert verdict == Verdict.errored(spec["kind"], f"field {spec['field']!r} is not in the output")
+
+
+async def test_field_not_in_the_output_of_a_python_validator(base_dir: Path) -> None:
+    verdict = await judge(py("ok_true", field="title"), DOC, base_dir)
+    assert verdict == Verdict.errored("ok_true", "field 'title' is not in the output")
+
+
+async def test_field_not_in_the_output_rejects_without_feedback_in_a_turn(base_dir: Path) -> None:
+    schema = {"type": "object", "properties": {"body": {"type": "string"}}, "required": ["body"]}
+    record, _ = await run(
+        {
+            "output": {"schema": schema},
+            "validators": [{"kind": "max_length", "max": 80, "field": "bdy"}],
+            "policy": {"max_attempts": 1},
+            "script": [{"final": {"body": "short"}}],
+        },
+        base_dir,
+        final_tool="final_answer",
+    )
+    assert (record.status, record.termination) == ("failed", "validator_exhausted")
+    assert record.steps[0].verdicts == [
+        Verdict.errored("max_length", "field 'bdy' is not in the output")
+    ]
 
 
 async def test_field_passes_on_the_selected_part() -> None:
@@ -497,18 +536,22 @@ async def test_stop_ends_the_loop_with_validator_stop(base_dir: Path) -> None:
 def test_missing_python_function(base_dir: Path) -> None:
     with pytest.raises(ScenarioError) as info:
         one(py("nope"), base_dir)
-    assert str(info.value) == "validator nope: checks.py has no function 'nope'"
+    assert str(info.value) == "test.toml: validators[0].function: checks.py has no function 'nope'"
 
 
 def test_missing_python_file(tmp_path: Path) -> None:
-    with pytest.raises(ScenarioError, match=r"^validator f: file not found: .*gone\.py$"):
+    with pytest.raises(
+        ScenarioError, match=r"^test\.toml: validators\[0\]\.function: file not found: .*gone\.py$"
+    ):
         one({"kind": "python", "function": "gone.py:f"}, tmp_path)
 
 
 def test_bad_reference_form(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as info:
         one({"kind": "python", "function": "checks.py", "name": "mine"}, tmp_path)
-    assert str(info.value) == "validator mine: 'checks.py' is not of the form \"file.py:function\""
+    assert str(info.value) == (
+        "test.toml: validators[0].function: 'checks.py' is not of the form \"file.py:function\""
+    )
 
 
 @pytest.mark.parametrize("kind", ["regex_absent", "regex_present"])
@@ -516,8 +559,8 @@ def test_bad_regex(kind: str) -> None:
     with pytest.raises(ScenarioError) as info:
         one({"kind": kind, "pattern": "(unclosed"})
     assert str(info.value) == (
-        f"validator {kind}: bad pattern '(unclosed': missing ), unterminated subpattern at "
-        "position 0"
+        "test.toml: validators[0].pattern: bad regular expression '(unclosed': missing ) "
+        "at position 9"
     )
 
 
@@ -528,7 +571,10 @@ async def test_bad_validator_fails_before_the_run_starts(base_dir: Path) -> None
         base_dir=base_dir,
     )
     events: list[Event] = []
-    with pytest.raises(ScenarioError, match="has no function 'nope'"):
+    with pytest.raises(
+        ScenarioError,
+        match=r"^test\.toml: validators\[0\]\.function: checks\.py has no function .nope.$",
+    ):
         await run_turn(sc, ScriptedProvider(sc.script), events.append)
     assert events == []
 
