@@ -183,17 +183,24 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return "".join(parts)
 
 
-def describe_validation_error(source: str, exc: ValidationError) -> str:
-    """One line: ``file: field.path: problem (+N more)``. A model-level check names its field
-    by starting its message with it (``"script: ..."``)."""
-    errors = exc.errors()
-    first = errors[0]
+def _error_field(exc: ValidationError) -> tuple[str, str]:
+    """The field path an error is about (``policy.fallback``, ``validators[0].max``) and its
+    message. A model-level check names its field by starting its message with it."""
+    first = exc.errors()[0]
     msg = str(first["msg"]).removeprefix("Value error, ")
     where = _location(tuple(first["loc"]))
     m = _FIELD_FIRST.match(msg) if first["type"] == "value_error" else None
     if m:
         where = f"{where}.{m.group(1)}" if where else m.group(1)
         msg = m.group(2)
+    return where, msg
+
+
+def describe_validation_error(source: str, exc: ValidationError) -> str:
+    """One line: ``file: field.path: problem (+N more)``."""
+    errors = exc.errors()
+    first = errors[0]
+    where, msg = _error_field(exc)
     line = f"{source}: {where or '(top level)'}: {msg}"
     if first["type"] in ("literal_error", "enum") and "input" in first:
         line += f" (got {first['input']!r})"
@@ -253,11 +260,12 @@ def scenario_from_dict(
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         line = describe_validation_error(source, exc)
-        loc = [str(p) for p in exc.errors()[0]["loc"] if str(p) not in _VALIDATOR_KINDS]
-        for text in overrides:
+        where, _ = _error_field(exc)
+        # The override that set the faulty field (or a table holding it), if one did.
+        for text in reversed(overrides):
             path, _ = parse_override(text)
-            n = min(len(loc), len(path))
-            if loc and loc[:n] == path[:n]:
+            key = "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in path).lstrip(".")
+            if where == key or where.startswith((f"{key}.", f"{key}[")):
                 line += f" (from --set {text})"
                 break
         raise ScenarioError(line) from None

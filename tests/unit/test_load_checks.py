@@ -717,3 +717,32 @@ async def test_text_mode_keeps_the_final_step_instruction(tmp_path: Path) -> Non
     assert record.steps[0].request.system == (
         "sys\n\nTools are disabled now. Answer the user with what you have."
     )
+
+
+def test_set_suffix_names_only_the_override_that_set_the_faulty_field() -> None:
+    from inspector.core.errors import ScenarioError
+    from inspector.core.scenario import scenario_from_dict
+
+    base = {
+        "name": "t",
+        "prompt": {"user": "hi"},
+        "script": [{"text": "x"}],
+        "policy": {"feedback_history": "custom"},  # the file's own mistake
+    }
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_dict(
+            base, source="t.toml", base_dir=Path("."), overrides=["policy.max_steps=5"]
+        )
+    assert "(from --set" not in str(info.value)
+    assert str(info.value).startswith("t.toml: policy.feedback_builder: ")
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_dict(
+            {**base, "policy": {}, "validators": [{"kind": "max_length", "max": 3}]},
+            source="t.toml",
+            base_dir=Path("."),
+            overrides=["validators.0.max=-1", "policy.max_steps=5"],
+        )
+    assert str(info.value) == (
+        "t.toml: validators[0].max: Input should be greater than or equal to 0"
+        " (from --set validators.0.max=-1)"
+    )
