@@ -3,11 +3,13 @@ through an injected ``EventSink``; every event carries a ``kind`` discriminator.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from inspector.core.errors import last_line
 from inspector.core.messages import Message
 from inspector.core.policy import Policy
 from inspector.core.records import (
@@ -135,11 +137,33 @@ EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 EventSink = Callable[[Event], None]
 
 
+def isolate(sink: EventSink) -> EventSink:
+    """The sink as the loop calls it: a subscriber that raises is reported once on stderr and
+    detached, and the turn goes on — a broken view or store never changes a run's outcome."""
+    attached = True
+
+    def emit(event: Event) -> None:
+        nonlocal attached
+        if not attached:
+            return
+        try:
+            sink(event)
+        except Exception as exc:
+            attached = False
+            print(
+                f"agent-inspector: event subscriber failed: {last_line(exc)}; detached",
+                file=sys.stderr,
+            )
+
+    return emit
+
+
 def fan_out(*sinks: EventSink) -> EventSink:
-    """One sink that feeds several subscribers in order."""
+    """One sink that feeds several subscribers in order; each is isolated from the others."""
+    isolated = [isolate(s) for s in sinks]
 
     def sink(event: Event) -> None:
-        for s in sinks:
+        for s in isolated:
             s(event)
 
     return sink

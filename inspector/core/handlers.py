@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from inspector.core.errors import InspectorError, last_line
-from inspector.core.events import Event, EventSink
 from inspector.core.messages import Message, ToolCall
 from inspector.core.policy import Policy
 from inspector.core.records import RunError, RunStatus, Step, Termination, ToolResult, Verdict
@@ -97,27 +95,6 @@ def fallback_problem(value: Any, schema: dict[str, Any] | None) -> str | None:
     if problems:
         return f"the fallback does not match the output schema: {problems[0]}"
     return None
-
-
-def isolate(sink: EventSink) -> EventSink:
-    """The sink as the loop calls it: a subscriber that raises is reported once on stderr and
-    detached, and the turn goes on — a broken view or store never changes a run's outcome."""
-    attached = True
-
-    def emit(event: Event) -> None:
-        nonlocal attached
-        if not attached:
-            return
-        try:
-            sink(event)
-        except Exception as exc:
-            attached = False
-            print(
-                f"agent-inspector: event subscriber failed: {last_line(exc)}; detached",
-                file=sys.stderr,
-            )
-
-    return emit
 
 
 def dumps(messages: Sequence[Message]) -> list[dict[str, Any]]:

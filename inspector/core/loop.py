@@ -27,6 +27,7 @@ from inspector.core.events import (
     ToolExecuted,
     VerdictsReady,
     discard,
+    isolate,
 )
 from inspector.core.handlers import (
     EMPTY_REPLY,
@@ -42,7 +43,6 @@ from inspector.core.handlers import (
     dumps,
     empty_final,
     hand_over,
-    isolate,
     not_executed,
     refusal_verdict,
     stopped_on_work,

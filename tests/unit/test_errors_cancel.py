@@ -385,3 +385,18 @@ async def test_cancel_while_a_validator_runs(tmp_path: Path) -> None:
     assert step.response is not None and step.response.text == "answer"
     assert step.verdicts == []
     assert_all_steps_closed(record, events)
+
+
+def test_fan_out_detaches_only_the_broken_subscriber(capsys) -> None:  # type: ignore[no-untyped-def]
+    from inspector.core.events import TextDelta, fan_out
+
+    seen: list[str] = []
+
+    def broken(event: object) -> None:
+        raise RuntimeError("view crashed")
+
+    sink = fan_out(broken, lambda e: seen.append(e.kind))
+    for _ in range(3):
+        sink(TextDelta(run_id="r", index=1, text="x"))
+    assert seen == ["text_delta"] * 3
+    assert capsys.readouterr().err.count("event subscriber failed: RuntimeError: view crashed") == 1
