@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 
+def message_line(exc: BaseException) -> str:
+    """The last line of an exception's message ("" when it has none)."""
+    return (str(exc).strip().splitlines() or [""])[-1]
+
+
 def last_line(exc: BaseException) -> str:
     """``ExcType: the last line of its message`` — how user-code failures are reported."""
-    text = (str(exc).strip().splitlines() or [""])[-1]
+    text = message_line(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 

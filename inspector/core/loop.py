@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
-from inspector.core.errors import ProviderError, last_line
+from inspector.core.errors import ProviderError, last_line, message_line
 from inspector.core.events import (
     AttemptCleared,
     EventSink,
@@ -50,7 +50,7 @@ from inspector.core.handlers import (
 from inspector.core.history import Conversation
 from inspector.core.loading import load_function
 from inspector.core.messages import Message, ToolCall, assistant, tool_result
-from inspector.core.output import Candidate, output_as_text, plan_output, read_candidate
+from inspector.core.output import Candidate, output_as_text, read_candidate, scenario_plan
 from inspector.core.provider import Provider
 from inspector.core.records import (
     Budgets,
@@ -59,7 +59,6 @@ from inspector.core.records import (
     Step,
     StepResponse,
     Termination,
-    ToolResult,
     Usage,
     Verdict,
 )
@@ -119,9 +118,7 @@ class Turn:
             source=source,
             tool_names=[t.name for t in scenario.tools],
         )
-        self.plan = plan_output(
-            scenario.output, policy.output_mode, (t.name for t in scenario.tools)
-        )
+        self.plan = scenario_plan(scenario)
         self.builder = (
             load_function(policy.feedback_builder, base, f"{source}: policy.feedback_builder")
             if policy.feedback_history == "custom"
@@ -132,6 +129,7 @@ class Turn:
             if policy.fallback_function
             else None
         )
+        self.every_step = any(v.spec.when == "every_step" for v in self.validators)
         self.offered = list(self.tools.specs)
         if self.plan.final_tool is not None:
             self.offered.append(self.plan.final_tool)
@@ -189,7 +187,7 @@ class Turn:
             # left pending, and the error in one line (the type is in error.type, not repeated).
             in_call = self.open is not None and self.open.response is None
             self._close_open_step("error", last_line(exc))
-            text = (str(exc).strip().splitlines() or [""])[-1] or "(no message)"
+            text = message_line(exc) or "(no message)"
             error = RunError(type=type(exc).__name__, message=text)
             outcome = Finished("error", "provider_error" if in_call else self.trigger, error=error)
         record = RunRecord(
@@ -326,7 +324,7 @@ class Turn:
         response = step.response
         assert response is not None
         calls = response.tool_calls
-        if any(v.spec.when == "every_step" for v in self.validators):
+        if self.every_step:
             ctx = self._ctx(step, [c.model_dump() for c in calls])
             verdicts = await judge_all(self.validators, response.text, ctx, when="every_step")
             self.emit(VerdictsReady(run_id=self.run_id, index=step.index, verdicts=verdicts))
@@ -344,12 +342,11 @@ class Turn:
             skipped = not_executed(calls, SKIPPED_AT_CAP)
             self._finish_step(step.model_copy(update={"tool_results": skipped}))
             self._end(self._hand_over("step_cap", cap_message(self.policy.max_steps, step), step))
-        results: list[ToolResult] = []
+        assert self.open is not None
+        results = self.open.tool_results  # what a cancelled step keeps, too
         for call in calls:
             result = await self.tools.execute(call)
             results.append(result)
-            assert self.open is not None
-            self.open.tool_results.append(result)
             self.emit(ToolExecuted(run_id=self.run_id, index=step.index, result=result))
         messages = (
             assistant(response.text or None, tuple(calls)),

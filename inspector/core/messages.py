@@ -50,6 +50,16 @@ class Message(BaseModel):
         return data
 
 
+def content_text(value: Any) -> str:
+    """The text a value stands for in a message: strings as they are, nothing as "", anything
+    else as JSON (``str()`` for what JSON cannot hold)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def system(content: str) -> Message:
     return Message(role="system", content=content)
 

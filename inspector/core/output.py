@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from inspector.core.messages import ToolCall
 from inspector.core.records import StepResponse, ToolChoice, ToolSpec, Verdict
-from inspector.core.scenario import OutputConfig
+from inspector.core.scenario import OutputConfig, Scenario
 from inspector.core.schema import schema_errors
 
 OUTPUT_VALIDATOR = "output"  # the name of the verdict for "not JSON / does not match the schema"
@@ -64,6 +64,13 @@ def plan_output(
     name = final_tool_name(user_tool_names, output.name)
     tool = ToolSpec(name=name, description=output.description, parameters=schema)
     return OutputPlan(mode="tool", schema=schema, final_tool=tool)
+
+
+def scenario_plan(scenario: Scenario) -> OutputPlan:
+    """The scenario's output plan — the one derivation the loop and the provider both use, so
+    they always agree on the final-answer tool's name."""
+    names = (t.name for t in scenario.tools)
+    return plan_output(scenario.output, scenario.policy.output_mode, names)
 
 
 def tool_choice(plan: OutputPlan, has_user_tools: bool) -> ToolChoice | None:

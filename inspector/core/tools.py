@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from inspector.core.errors import last_line
 from inspector.core.loading import load_function
-from inspector.core.messages import ToolCall
+from inspector.core.messages import ToolCall, content_text
 from inspector.core.records import ToolResult, ToolSpec
 from inspector.core.scenario import ToolConfig
 from inspector.core.schema import compile_schema, schema_errors
@@ -22,14 +21,6 @@ from inspector.core.threads import in_daemon_thread
 
 # A replay's hook: the recorded result for a call of a side-effect tool (None: not recorded).
 RecordedResults = Callable[[ToolCall, ToolConfig], ToolResult | None]
-
-
-def _as_content(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 class ToolBox:
@@ -74,7 +65,7 @@ class ToolBox:
         fn = self._functions.get(call.name)
         if fn is None:
             return ToolResult(
-                tool_call_id=call.id, name=call.name, content=_as_content(config.result)
+                tool_call_id=call.id, name=call.name, content=content_text(config.result)
             )
         try:
             # asyncio.timeout, not wait_for: on 3.11 wait_for runs the coroutine in a task of its
@@ -92,7 +83,7 @@ class ToolBox:
             raise
         except BaseException as exc:  # even SystemExit from user code is only a tool error
             return self._error(call, last_line(exc))
-        return ToolResult(tool_call_id=call.id, name=call.name, content=_as_content(value))
+        return ToolResult(tool_call_id=call.id, name=call.name, content=content_text(value))
 
     @staticmethod
     def _error(call: ToolCall, message: str) -> ToolResult:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.core.errors import ScenarioError, last_line
 from inspector.core.loading import load_function
-from inspector.core.messages import Message
+from inspector.core.messages import Message, content_text
 from inspector.core.records import Verdict
 from inspector.core.schema import schema_errors, schema_problem
 from inspector.core.threads import in_daemon_thread
@@ -123,14 +123,6 @@ def _field_value(output: Any, path: str | None) -> Any:
     return node
 
 
-def as_text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
-
-
 class Validator:
     """One compiled validator: regexes compiled and functions loaded once, not per verdict."""
 
@@ -172,7 +164,7 @@ class Validator:
 
     def _builtin(self, output: Any, ctx: ValidationContext) -> Verdict:
         spec = self.spec
-        text = as_text(_field_value(output, spec.field))
+        text = content_text(_field_value(output, spec.field))
         if isinstance(spec, NonEmpty):
             if text.strip():
                 return Verdict.passed(self.name)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inspector.core.errors import ScenarioError
-from inspector.core.output import plan_output
+from inspector.core.output import scenario_plan
 from inspector.core.provider import Provider
 from inspector.core.scenario import Scenario
 from inspector.providers.scripted import ScriptedProvider
@@ -12,9 +12,7 @@ from inspector.providers.scripted import ScriptedProvider
 def build_provider(scenario: Scenario) -> Provider:
     kind = scenario.model.provider
     if kind == "scripted":
-        plan = plan_output(
-            scenario.output, scenario.policy.output_mode, (t.name for t in scenario.tools)
-        )
+        plan = scenario_plan(scenario)
         mode = plan.mode if plan.mode != "text" else None
         return ScriptedProvider(scenario.script, final_tool=plan.final_tool_name, output_mode=mode)
     raise ScenarioError(
