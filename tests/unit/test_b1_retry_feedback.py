@@ -27,10 +27,9 @@ from inspector.core.events import (
 )
 from inspector.core.history import DEFAULT_FEEDBACK
 from inspector.core.loop import run_turn
-from inspector.core.output import final_tool_name
 from inspector.core.records import RunRecord, Step
 from inspector.core.scenario import scenario_from_dict
-from inspector.providers.scripted import ScriptedProvider
+from inspector.providers.factory import build_provider
 
 SYSTEM = "You write SMS messages."
 USER = "Tell Sam the meeting moved to 3pm."
@@ -76,11 +75,8 @@ async def run(data: dict[str, Any], tmp_path: Path, **files: str) -> tuple[RunRe
     for name, source in files.items():
         (tmp_path / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
     sc = scenario_from_dict(data, source="test.toml", base_dir=tmp_path)
-    mode = sc.policy.output_mode if sc.output else None
-    final = final_tool_name([t.name for t in sc.tools]) if mode == "tool" else None
-    provider = ScriptedProvider(sc.script, final_tool=final, output_mode=mode)
     events: list[Event] = []
-    record = await run_turn(sc, provider, events.append)
+    record = await run_turn(sc, build_provider(sc), events.append)
     check_record(record, events)
     return record, events
 

@@ -9,10 +9,10 @@ from typing import Any
 from inspector.core.events import Event, FallbackUsed, StepStarted, ToolExecuted
 from inspector.core.loop import run_turn
 from inspector.core.messages import Message, ToolCall, assistant, tool_result, user
-from inspector.core.output import final_tool_name
 from inspector.core.policy import DEFAULT_FINAL_STEP_INSTRUCTION, DEFAULT_FINAL_TOOL_INSTRUCTION
 from inspector.core.records import Forced, RunError, RunRecord, ToolResult
 from inspector.core.scenario import scenario_from_dict
+from inspector.providers.factory import build_provider
 from inspector.providers.scripted import ScriptedProvider
 
 SYSTEM = "You are a research assistant."
@@ -60,13 +60,8 @@ async def run(
     data: dict[str, Any], tmp_path: Path
 ) -> tuple[RunRecord, list[Event], ScriptedProvider]:
     scenario = scenario_from_dict(data, source="test.toml", base_dir=tmp_path)
-    mode = scenario.policy.output_mode if scenario.output else None
-    final = (
-        final_tool_name([t.name for t in scenario.tools], scenario.output.name)
-        if scenario.output and mode == "tool"
-        else None
-    )
-    provider = ScriptedProvider(scenario.script, final_tool=final, output_mode=mode)
+    provider = build_provider(scenario)
+    assert isinstance(provider, ScriptedProvider)
     events: list[Event] = []
     record = await run_turn(scenario, provider, events.append)
     return record, events, provider

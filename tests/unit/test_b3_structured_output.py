@@ -13,9 +13,9 @@ import pytest
 from inspector.core.events import Event, ToolExecuted, VerdictsReady
 from inspector.core.loop import run_turn
 from inspector.core.messages import ToolCall, assistant, tool_result, user
-from inspector.core.output import final_tool_name
 from inspector.core.records import Forced, RunRecord, ToolResult, ToolSpec, Verdict
 from inspector.core.scenario import scenario_from_dict
+from inspector.providers.factory import build_provider
 from inspector.providers.scripted import ScriptedProvider
 
 SYSTEM = "You write SMS messages."
@@ -72,13 +72,8 @@ async def run(
     data: dict[str, Any], tmp_path: Path
 ) -> tuple[RunRecord, list[Event], ScriptedProvider]:
     scenario = scenario_from_dict(data, source="test.toml", base_dir=tmp_path)
-    mode = scenario.policy.output_mode if scenario.output else None
-    final = (
-        final_tool_name([t.name for t in scenario.tools], scenario.output.name)
-        if scenario.output and mode == "tool"
-        else None
-    )
-    provider = ScriptedProvider(scenario.script, final_tool=final, output_mode=mode)
+    provider = build_provider(scenario)
+    assert isinstance(provider, ScriptedProvider)
     events: list[Event] = []
     record = await run_turn(scenario, provider, events.append)
     return record, events, provider

@@ -14,10 +14,9 @@ from inspector.core.errors import ScenarioError
 from inspector.core.events import AttemptCleared, Event, FallbackUsed, RunFinished, ToolExecuted
 from inspector.core.loop import run_turn
 from inspector.core.messages import Message
-from inspector.core.output import final_tool_name
 from inspector.core.records import RunError, RunRecord, Verdict
 from inspector.core.scenario import scenario_from_dict
-from inspector.providers.scripted import ScriptedProvider
+from inspector.providers.factory import build_provider
 
 BASE: dict[str, Any] = {"name": "b5", "prompt": {"system": "sys", "user": "hi"}}
 USER = {"role": "user", "content": "hi"}
@@ -73,12 +72,7 @@ def hooks(tmp_path: Path) -> Path:
 
 async def run(data: dict[str, Any], tmp_path: Path) -> tuple[RunRecord, list[Event]]:
     scenario = scenario_from_dict({**BASE, **data}, source="test.toml", base_dir=tmp_path)
-    tool_mode = scenario.output is not None and scenario.policy.output_mode == "tool"
-    provider = ScriptedProvider(
-        scenario.script,
-        final_tool=final_tool_name([t.name for t in scenario.tools]) if tool_mode else None,
-        output_mode=scenario.policy.output_mode if scenario.output else None,
-    )
+    provider = build_provider(scenario)
     events: list[Event] = []
     record = await run_turn(scenario, provider, events.append)
     assert all(s.status != "pending" for s in record.steps)

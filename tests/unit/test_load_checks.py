@@ -22,12 +22,12 @@ from inspector.core.errors import ScenarioError
 from inspector.core.events import Event
 from inspector.core.loop import Turn, run_turn
 from inspector.core.messages import ToolCall
-from inspector.core.output import final_tool_name
 from inspector.core.policy import Policy
 from inspector.core.records import RunRecord, ToolResult, Verdict
 from inspector.core.scenario import Scenario, ToolConfig, apply_overrides, scenario_from_dict
 from inspector.core.tools import ToolBox
 from inspector.core.validators import ValidationContext, compile_validators
+from inspector.providers.factory import build_provider
 from inspector.providers.scripted import ScriptedProvider
 from inspector.resources import resolve_scenario
 
@@ -66,13 +66,9 @@ def build_error(data: dict[str, Any], base_dir: Path = Path(".")) -> str:
 
 
 def provider_for(sc: Scenario) -> ScriptedProvider:
-    mode = sc.policy.output_mode if sc.output else None
-    final = (
-        final_tool_name([t.name for t in sc.tools], sc.output.name)
-        if sc.output and mode == "tool"
-        else None
-    )
-    return ScriptedProvider(sc.script, final_tool=final, output_mode=mode)
+    provider = build_provider(sc)
+    assert isinstance(provider, ScriptedProvider)
+    return provider
 
 
 async def run(data: dict[str, Any], base_dir: Path) -> tuple[RunRecord, list[Event]]:
