@@ -53,6 +53,7 @@ from typing import Any
 from pydantic_ai import Agent, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UsageLimits
 from pydantic_ai.messages import ModelMessage, ModelRequest
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from results import write_section  # bench/results.py (this folder is on sys.path)
 
 from inspector.core.loop import run_turn
 from inspector.core.scenario import Scenario, scenario_from_dict
@@ -425,17 +426,6 @@ def section(results: Results) -> str:
     return "\n".join(lines)
 
 
-def write_section(path: Path, text: str) -> None:
-    """Replace this bench's section of ``path`` (or append it), keeping every other section."""
-    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
-    if pattern.search(old):
-        new = pattern.sub(lambda _: text + "\n", old, count=1)
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", type=Path, metavar="RESULTS_MD", help="record the table here")
@@ -456,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     text = section(results)
     print(text)
     if args.write:
-        write_section(args.write, text)
+        write_section(args.write, SECTION, text)
         print(f"wrote {args.write}", file=sys.stderr)
     passed = all(ok for variant in TOOL_VARIANTS for _, ok in goals(results[variant]))
     return 0 if passed or args.quick else 1

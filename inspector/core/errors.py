@@ -40,3 +40,11 @@ class ProviderError(InspectorError):
         self.kind = kind
         self.transport_retries = 0
         self.partial_text = ""  # text received before a stream broke off
+
+
+class ReplayDivergence(ProviderError):
+    """A replay asked for something the recording does not have (a model request that differs
+    from every recorded one under ``--offline``, or a side-effect tool call never recorded)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind="ReplayDivergence")

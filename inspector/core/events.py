@@ -39,6 +39,8 @@ class RunStarted(_Event):
     model: str
     replay_of: str | None = None
     scenario_source: dict[str, Any] = Field(default_factory=dict)
+    scenario_dir: str = ""
+    scenario_origin: str = ""
     overrides: list[str] = Field(default_factory=list)
 
 

@@ -162,6 +162,8 @@ class Turn:
             "model": self.scenario.model.name,
             "replay_of": self.replay_of,
             "scenario_source": self.scenario.model_dump(mode="json", by_alias=True),
+            "scenario_dir": str(self.scenario.base_dir.resolve()),
+            "scenario_origin": self.scenario.source,
             "overrides": self.overrides,
         }
         t0 = self.clock()
@@ -178,6 +180,12 @@ class Turn:
                 task.uncancel()  # handled: the turn ends as a cancelled record, not an exception
             error = RunError(type="Cancelled", message="cancelled by the user")
             outcome = Finished("cancelled", "cancelled", error=error)
+        except ProviderError as exc:
+            # Raised outside a model call: a replay's side-effect tool call never recorded.
+            self._close_open_step("error", str(exc))
+            outcome = Finished(
+                "error", "provider_error", error=RunError(type=exc.kind, message=str(exc))
+            )
         except HookError as exc:
             self._close_open_step("error", str(exc))
             error = RunError(type=exc.kind, message=str(exc))

@@ -175,4 +175,8 @@ class RunRecord(_Record):
     model: str = ""
     fallback_trigger: Termination | None = None  # what made the handler supply the fallback
     scenario_source: dict[str, Any] = Field(default_factory=dict)
+    # The folder its relative paths (python validators, tools) resolve against, and where the
+    # scenario came from (a path or demo:NAME): what replay and re-validation load it from.
+    scenario_dir: str = ""
+    scenario_origin: str = ""
     overrides: list[str] = Field(default_factory=list)

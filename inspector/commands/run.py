@@ -1,0 +1,74 @@
+"""``agent-inspector run SCENARIO``: one turn, recorded, with a live timeline or the record."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from typing import TextIO
+
+from inspector.commands import add_db_argument, add_set_argument
+from inspector.core.events import Event, EventSink, RunFinished
+from inspector.core.loop import Turn
+from inspector.core.records import RunRecord
+
+NAME = "run"
+HELP = "run one turn, record it, print the timeline or the record"
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("scenario", metavar="SCENARIO", help="a scenario .toml file or demo:NAME")
+    add_set_argument(parser)
+    add_db_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print the run record as JSON")
+
+
+def exit_code(record: RunRecord) -> int:
+    return EXIT_OK if record.status in ("succeeded", "fallback") else EXIT_FAILED
+
+
+def drive(turn: Turn, finished: list[RunRecord]) -> RunRecord:
+    """Runs the turn to its end; Ctrl+C ends it as a cancelled record (already published)."""
+    try:
+        return asyncio.run(turn.run())
+    except KeyboardInterrupt:
+        # The turn handled the cancellation and published its record before asyncio re-raised.
+        if not finished:
+            raise
+        return finished[-1]
+
+
+def print_record(record: RunRecord, out: TextIO) -> None:
+    json.dump(record.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def terminal_sink(out: TextIO, *, as_json: bool, finished: list[RunRecord]) -> EventSink:
+    """Collects the final record; prints the live timeline unless the record is printed as JSON."""
+    from inspector.timeline import TimelinePrinter
+
+    printer = None if as_json else TimelinePrinter(out)
+
+    def sink(event: Event) -> None:
+        if isinstance(event, RunFinished):
+            finished.append(event.record)
+        if printer is not None:
+            printer(event)
+
+    return sink
+
+
+def main(args: argparse.Namespace, out: TextIO) -> int:
+    from inspector.providers.factory import build_provider
+    from inspector.resources import resolve_scenario
+
+    scenario = resolve_scenario(args.scenario, args.overrides)
+    provider = build_provider(scenario)
+    finished: list[RunRecord] = []
+    sink = terminal_sink(out, as_json=args.json, finished=finished)
+    turn = Turn(scenario, provider, sink, overrides=args.overrides)
+    record = drive(turn, finished)
+    if args.json:
+        print_record(record, out)
+    return exit_code(record)

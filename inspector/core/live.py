@@ -1,0 +1,193 @@
+"""A run as far as its events have gone: what a live view shows before ``RunFinished``.
+
+``LiveRun.apply(event)`` folds one engine event in; ``LiveRun.from_record(record)`` is the same
+state for a finished (stored) run. Views render ``LiveRun`` the same way in both cases, so a
+stored run and a run streaming now look alike. Pure Python: the GUI, playback and tests share it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.core.events import (
+    AttemptCleared,
+    Event,
+    FallbackUsed,
+    FeedbackInjected,
+    ReasoningDelta,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallDelta,
+    ToolExecuted,
+    VerdictsReady,
+)
+from inspector.core.messages import Message, ToolCall
+from inspector.core.records import (
+    Forced,
+    RunRecord,
+    Step,
+    StepRequest,
+    StepResponse,
+    StepStatus,
+    ToolResult,
+    Verdict,
+)
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LiveStep:
+    """One step: final once ``step`` is set, else pending with what has streamed so far."""
+
+    index: int
+    attempt: int
+    request: StepRequest
+    forced: Forced | None = None
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    calls: dict[int, _PartialCall] = field(default_factory=dict)
+    tool_results: list[ToolResult] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    feedback: list[Message] = field(default_factory=list)
+    cleared: bool = False
+    step: Step | None = None  # the final step, from StepFinished or a stored record
+
+    @property
+    def status(self) -> StepStatus:
+        return self.step.status if self.step is not None else "pending"
+
+    @property
+    def pending(self) -> bool:
+        return self.step is None
+
+    def as_step(self) -> Step:
+        """The final step, or a ``pending`` one built from what has arrived so far."""
+        if self.step is not None:
+            return self.step
+        calls = [
+            ToolCall(id=c.id, name=c.name, arguments="".join(c.arguments))
+            for _, c in sorted(self.calls.items())
+        ]
+        response = StepResponse(
+            text="".join(self.text),
+            tool_calls=calls,
+            reasoning="".join(self.reasoning) or None,
+        )
+        return Step(
+            index=self.index,
+            attempt=self.attempt,
+            status="pending",
+            request=self.request,
+            response=response,
+            tool_results=list(self.tool_results),
+            verdicts=list(self.verdicts),
+            feedback=list(self.feedback),
+            forced=self.forced,
+            cleared=self.cleared,
+        )
+
+    @classmethod
+    def from_step(cls, step: Step) -> LiveStep:
+        return cls(
+            index=step.index,
+            attempt=step.attempt,
+            request=step.request,
+            forced=step.forced,
+            tool_results=list(step.tool_results),
+            verdicts=list(step.verdicts),
+            feedback=list(step.feedback),
+            cleared=step.cleared,
+            step=step,
+        )
+
+
+@dataclass
+class LiveRun:
+    run_id: str = ""
+    header: RunStarted | None = None
+    steps: list[LiveStep] = field(default_factory=list)
+    fallback: Any = None
+    record: RunRecord | None = None  # set by RunFinished (or from_record): the run is over
+
+    @property
+    def finished(self) -> bool:
+        return self.record is not None
+
+    @classmethod
+    def from_record(cls, record: RunRecord) -> LiveRun:
+        return cls(
+            run_id=record.run_id,
+            steps=[LiveStep.from_step(s) for s in record.steps],
+            record=record,
+        )
+
+    def step(self, index: int) -> LiveStep | None:
+        """The step with this 1-based index (steps arrive in order, so it is at ``index - 1``)."""
+        if 1 <= index <= len(self.steps):
+            return self.steps[index - 1]
+        return None
+
+    def apply(self, event: Event) -> int | None:
+        """Folds ``event`` in; returns the index of the step it changed (None: the run header,
+        a fallback, the end of the run, or an event for a step this state never saw).
+
+        Deltas stay as lists of pieces (joined only by ``as_step``), so folding a long stream
+        costs O(1) per event."""
+        if isinstance(event, RunStarted):
+            self.run_id, self.header = event.run_id, event
+            return None
+        if isinstance(event, StepStarted):
+            live = LiveStep(event.index, event.attempt, event.request, event.forced)
+            self.steps.append(live)
+            return event.index
+        if isinstance(event, RunFinished):
+            self.record = event.record
+            # The record is the truth: resync every step (feedback/cleared set late included).
+            self.steps = [LiveStep.from_step(s) for s in event.record.steps]
+            return None
+        if isinstance(event, FallbackUsed):
+            self.fallback = event.value
+            return None
+        return self._apply_to_step(event)
+
+    def _apply_to_step(self, event: Event) -> int | None:
+        index: int = (
+            event.step.index if isinstance(event, StepFinished) else getattr(event, "index", 0)
+        )
+        live = self.step(index)
+        if live is None:
+            return None
+        if isinstance(event, TextDelta):
+            live.text.append(event.text)
+        elif isinstance(event, ReasoningDelta):
+            live.reasoning.append(event.text)
+        elif isinstance(event, ToolCallDelta):
+            call = live.calls.setdefault(event.call_index, _PartialCall())
+            call.id = event.id or call.id
+            call.name = event.name or call.name
+            call.arguments.append(event.arguments_delta)
+        elif isinstance(event, ToolExecuted):
+            live.tool_results.append(event.result)
+        elif isinstance(event, VerdictsReady):
+            live.verdicts = list(event.verdicts)
+        elif isinstance(event, FeedbackInjected):
+            live.feedback = list(event.messages)
+        elif isinstance(event, AttemptCleared):  # the rejected candidate step, as in the record
+            live.cleared = True
+        elif isinstance(event, StepFinished):
+            live.step = event.step
+            live.tool_results = list(event.step.tool_results)
+            live.verdicts = list(event.step.verdicts)
+            live.feedback = list(event.step.feedback)
+            live.cleared = event.step.cleared
+        return index

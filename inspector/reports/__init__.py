@@ -1,0 +1,1 @@
+"""Reports over recorded runs: compare tables and exports (JSONL, HTML). Core only."""
