@@ -116,9 +116,9 @@ def default_port() -> int:
     return int(raw)
 
 
-def missing_modules(modules: Sequence[str] = SERVER_MODULES) -> list[str]:
+def missing_modules(modules: Sequence[str] | None = None) -> list[str]:
     """The server's modules this interpreter cannot import (looked up, not imported)."""
-    return [m for m in modules if importlib.util.find_spec(m) is None]
+    return [m for m in modules or SERVER_MODULES if importlib.util.find_spec(m) is None]
 
 
 def check_installed(home: Path | None = None) -> Path:
@@ -317,6 +317,7 @@ def _wait_ready(
     while True:
         exited = process.poll() is not None if process else not pid_alive(server.pid)
         if exited:
+            _children.pop(server.pid, None)
             clear_state(home)
             tail = _log_tail(Path(server.log))
             raise LocalModelError(
