@@ -17,12 +17,15 @@ from inspector.core.messages import Message
 from inspector.core.records import StepRequest, ToolSpec
 from inspector.core.scenario import ModelConfig
 
-FIXTURES = Path(
-    os.environ.get(
-        "AGENT_INSPECTOR_WIRE_FIXTURES",
-        Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "wire",
+FIXTURES = (
+    Path(
+        os.environ.get(
+            "AGENT_INSPECTOR_WIRE_FIXTURES",
+            Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "wire",
+        )
     )
-) / "anthropic-messages"
+    / "anthropic-messages"
+)
 
 TEST_KEY = "sk-ant-test-0123456789-NEVER-RECORD-ME"
 
