@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from inspector.commands import add_db_argument, add_set_argument
-from inspector.core.events import Event, EventSink, RunFinished
+from inspector.core.events import Event, EventSink, RunFinished, fan_out
 from inspector.core.loop import Turn
 from inspector.core.records import RunRecord
+
+if TYPE_CHECKING:
+    from inspector.store import Recorder, Store
 
 NAME = "run"
 HELP = "run one turn, record it, print the timeline or the record"
@@ -59,16 +62,27 @@ def terminal_sink(out: TextIO, *, as_json: bool, finished: list[RunRecord]) -> E
     return sink
 
 
+def stored_record(store: Store, recorder: Recorder, record: RunRecord) -> RunRecord:
+    """The record as the store rebuilds it (what every later command sees), or the one in memory
+    when recording failed (the engine already reported it)."""
+    if recorder.error is not None:
+        return record
+    return store.load(record.run_id)
+
+
 def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.providers.factory import build_provider
     from inspector.resources import resolve_scenario
+    from inspector.store import Store
 
     scenario = resolve_scenario(args.scenario, args.overrides)
     provider = build_provider(scenario)
-    finished: list[RunRecord] = []
-    sink = terminal_sink(out, as_json=args.json, finished=finished)
-    turn = Turn(scenario, provider, sink, overrides=args.overrides)
-    record = drive(turn, finished)
+    with Store.open(args.db) as store:
+        finished: list[RunRecord] = []
+        recorder = store.recorder()
+        sink = fan_out(recorder, terminal_sink(out, as_json=args.json, finished=finished))
+        turn = Turn(scenario, provider, sink, overrides=args.overrides)
+        record = stored_record(store, recorder, drive(turn, finished))
     if args.json:
         print_record(record, out)
     return exit_code(record)

@@ -1,19 +1,86 @@
-"""``agent-inspector runs``: list recorded runs."""
+"""``agent-inspector runs``: list recorded runs, newest first."""
 
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
 
-from inspector.core.errors import InspectorError
+from inspector.commands import add_db_argument
+
+if TYPE_CHECKING:
+    from inspector.store import RunSummary
 
 NAME = "runs"
-HELP = "list recorded runs"
+HELP = "list recorded runs, newest first"
+COLUMNS = (
+    "run_id",
+    "scenario",
+    "status",
+    "termination",
+    "started_at",
+    "steps",
+    "tokens",
+    "replay_of",
+)
+NUMERIC = {"steps", "tokens"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    add_db_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print the runs as a JSON list")
+    parser.add_argument("--scenario", metavar="NAME", help="only the runs of this scenario")
+    parser.add_argument(
+        "--limit", metavar="N", type=_non_negative, help="at most N runs (the newest)"
+    )
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
+def row(summary: RunSummary) -> dict[str, str]:
+    """One table row: tokens as input+output, a missing value as "-"."""
+    return {
+        "run_id": summary.run_id,
+        "scenario": summary.scenario,
+        "status": summary.status,
+        "termination": summary.termination or "-",
+        "started_at": summary.started_at,
+        "steps": str(summary.steps),
+        "tokens": f"{summary.input_tokens}+{summary.output_tokens}",
+        "replay_of": summary.replay_of or "-",
+    }
+
+
+def format_table(summaries: Sequence[RunSummary]) -> str:
+    """Aligned columns (numbers to the right); a one-line note when there is nothing."""
+    if not summaries:
+        return "no runs recorded yet"
+    rows = [dict(zip(COLUMNS, COLUMNS, strict=True)), *(row(s) for s in summaries)]
+    widths = {c: max(len(r[c]) for r in rows) for c in COLUMNS}
+    lines = []
+    for r in rows:
+        cells = [r[c].rjust(widths[c]) if c in NUMERIC else r[c].ljust(widths[c]) for c in COLUMNS]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
-    raise InspectorError("runs: not available in this build yet")
+    from inspector.store import Store
+
+    with Store.open(args.db) as store:
+        summaries = store.runs(scenario=args.scenario, limit=args.limit)
+    if args.json:
+        json.dump([s.model_dump(mode="json") for s in summaries], out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    else:
+        out.write(format_table(summaries) + "\n")
+    return 0

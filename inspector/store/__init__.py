@@ -1,0 +1,25 @@
+"""The recording store: every run in one SQLite file (see docs/store.md).
+
+Knows ``inspector.core`` and ``sqlite3`` only.
+"""
+
+from __future__ import annotations
+
+from inspector.store.database import StoreError
+from inspector.store.locations import default_db_path, resolve_db_path
+from inspector.store.models import RunNotFound, RunSummary, StoredEvent
+from inspector.store.reader import RunStillRecording
+from inspector.store.recorder import Recorder
+from inspector.store.store import Store
+
+__all__ = [
+    "Recorder",
+    "RunNotFound",
+    "RunStillRecording",
+    "RunSummary",
+    "Store",
+    "StoreError",
+    "StoredEvent",
+    "default_db_path",
+    "resolve_db_path",
+]

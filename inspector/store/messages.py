@@ -1,0 +1,82 @@
+"""Content-addressed messages: each distinct message is stored once, and a request as the number
+of messages it keeps from the previous step's request plus the hashes of the ones it adds.
+
+Every step of a turn re-sends the whole history, so storing requests as they are grows with the
+square of the turn length. A step usually sends the previous request's messages plus one or two
+new ones; storing ``(keep, added)`` makes each step cost what it adds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from inspector.core.messages import Message
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON, key order kept (a rebuilt raw body reads like the one sent)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def content_hash(body: str) -> str:
+    return hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def common_prefix(previous: Sequence[Any], current: Sequence[Any]) -> int:
+    """How many leading items ``current`` shares with ``previous``.
+
+    The usual case (the engine appends to one history, sharing message objects) is a C-level
+    list comparison that short-cuts on identity; otherwise the first difference is searched."""
+    n = len(previous)
+    if len(current) >= n and list(current[:n]) == list(previous):
+        return n
+    limit = min(n, len(current))
+    k = 0
+    while k < limit and (current[k] is previous[k] or current[k] == previous[k]):
+        k += 1
+    return k
+
+
+class MessageInterner:
+    """Hashes messages for one writer; a message object seen before is not serialised again.
+
+    ``new`` collects ``(hash, body)`` pairs not yet written, for the caller's next transaction."""
+
+    def __init__(self) -> None:
+        # id(message) -> (message, hash); holding the message keeps its id from being reused.
+        self._by_id: dict[int, tuple[object, str]] = {}
+        self._written: set[str] = set()
+        self.new: list[tuple[str, str]] = []
+
+    def message(self, message: Message) -> str:
+        cached = self._by_id.get(id(message))
+        if cached is not None and cached[0] is message:
+            return cached[1]
+        digest = self.value(message.model_dump(mode="json"))
+        self._by_id[id(message)] = (message, digest)
+        return digest
+
+    def value(self, value: Any) -> str:
+        """The hash of any JSON value (a raw wire message), queued for writing if new."""
+        body = dumps(value)
+        digest = content_hash(body)
+        if digest not in self._written:
+            self._written.add(digest)
+            self.new.append((digest, body))
+        return digest
+
+    def forget_objects(self) -> None:
+        """Drops the object cache (a run ended); the hashes written stay known."""
+        self._by_id.clear()
+
+    def take(self) -> list[tuple[str, str]]:
+        new, self.new = self.new, []
+        return new
+
+    def unwritten(self, pairs: list[tuple[str, str]]) -> None:
+        """A transaction carrying ``pairs`` rolled back: write them again next time."""
+        for digest, _ in pairs:
+            self._written.discard(digest)

@@ -1,0 +1,40 @@
+"""What the store hands out besides ``RunRecord``: run summaries and stored events."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from inspector.core.errors import InspectorError
+from inspector.core.events import Event
+
+
+class RunNotFound(InspectorError):
+    """No run (or no single run) matches the id or prefix asked for."""
+
+
+class RunSummary(BaseModel):
+    """One line of ``agent-inspector runs``: the run row's indexed columns, no steps loaded."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_id: str
+    scenario: str
+    status: str  # a RunStatus, or "running" while its writer is alive
+    termination: str | None
+    started_at: str
+    duration_ms: float
+    steps: int
+    input_tokens: int
+    output_tokens: int
+    replay_of: str | None
+    provider: str
+    model: str
+
+
+class StoredEvent(BaseModel):
+    """An engine event as recorded, with its offset from the run's start."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    t_ms: float
+    event: Event

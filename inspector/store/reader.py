@@ -1,0 +1,252 @@
+"""Rebuilding what was written: run summaries, the exact ``RunRecord`` and the event stream.
+
+Messages are parsed once per distinct hash and shared by every request that repeats them, and
+each step's list is the previous step's first ``keep`` items plus what it added: load time and
+the number of objects grow with the turn length, not its square.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from inspector.core.events import EVENT_ADAPTER, RunFinished, RunStarted, StepFinished, StepStarted
+from inspector.core.messages import Message
+from inspector.core.records import (
+    Budgets,
+    RawExchange,
+    RunError,
+    RunRecord,
+    Step,
+    StepRequest,
+    Usage,
+    Verdict,
+)
+from inspector.store.models import RunNotFound, RunSummary, StoredEvent
+from inspector.store.writer import RUNNING
+
+_SUMMARY_COLUMNS = (
+    "run_id, scenario, status, termination, started_at, duration_ms, steps, input_tokens,"
+    " output_tokens, replay_of, provider, model"
+)
+INTERRUPTED_RUN_MESSAGE = "the process recording this run died before the run finished"
+
+
+class RunStillRecording(RunNotFound):
+    """The run's writer is alive: it has no final record yet."""
+
+
+def summaries(
+    conn: sqlite3.Connection, *, scenario: str | None = None, limit: int | None = None
+) -> list[RunSummary]:
+    where, params = ("WHERE scenario = ?", [scenario]) if scenario is not None else ("", [])
+    params_: list[object] = list(params)
+    sql = f"SELECT {_SUMMARY_COLUMNS} FROM runs {where} ORDER BY started_at DESC, id DESC"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params_.append(max(limit, 0))
+    names = [c.strip() for c in _SUMMARY_COLUMNS.split(",")]
+    return [
+        RunSummary.model_validate(dict(zip(names, row, strict=True)))
+        for row in conn.execute(sql, params_)
+    ]
+
+
+def resolve(conn: sqlite3.Connection, path: Path, run_id: str) -> str:
+    """The full id of the run ``run_id`` names exactly or as a unique prefix."""
+    if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
+        return run_id
+    matches = [
+        r[0]
+        for r in conn.execute(
+            "SELECT run_id FROM runs WHERE substr(run_id, 1, ?) = ? ORDER BY run_id LIMIT 3",
+            (len(run_id), run_id),
+        )
+    ]
+    if len(matches) == 1 and run_id:
+        return str(matches[0])
+    if len(matches) > 1 and run_id:
+        shown = ", ".join(matches[:2]) + (", ..." if len(matches) > 2 else "")
+        raise RunNotFound(f"run id {run_id!r} is ambiguous in {path} (matches {shown})")
+    raise RunNotFound(f"no run {run_id!r} in {path}")
+
+
+def load(conn: sqlite3.Connection, path: Path, run_id: str) -> RunRecord:
+    run_id = resolve(conn, path, run_id)
+    status, record_json, transcript_json = conn.execute(
+        "SELECT status, record, transcript FROM runs WHERE run_id = ?", (run_id,)
+    ).fetchone()
+    if status == RUNNING or record_json is None:
+        raise RunStillRecording(f"run {run_id!r} in {path} is still being recorded")
+    data = json.loads(record_json)
+    data["steps"] = steps(conn, run_id)
+    data["transcript"] = _messages(conn, json.loads(transcript_json or "[]"))
+    return RunRecord.model_validate(data)
+
+
+def interrupted_record(conn: sqlite3.Connection, run_id: str) -> RunRecord:
+    """The record of a run whose writer died: its header, its (settled) steps, status
+    ``interrupted``; the duration is the last recorded event's offset."""
+    header_json, last_t = conn.execute(
+        "SELECT header, (SELECT max(t_ms) FROM events e WHERE e.run_id = runs.run_id)"
+        " FROM runs WHERE run_id = ?",
+        (run_id,),
+    ).fetchone()
+    header = RunStarted.model_validate({**json.loads(header_json), "run_id": run_id})
+    recorded = steps(conn, run_id)
+    usage = Usage()
+    for step in recorded:
+        if step.response is not None:
+            usage = usage + step.response.usage
+    return RunRecord(
+        **header.model_dump(exclude={"kind"}),
+        duration_ms=last_t or 0.0,
+        status="interrupted",
+        termination=None,
+        budgets=Budgets(
+            attempts_used=max((s.attempt for s in recorded), default=0),
+            max_attempts=header.policy.max_attempts,
+            steps_used=len(recorded),
+            max_steps=header.policy.max_steps,
+        ),
+        error=RunError(type="Interrupted", message=INTERRUPTED_RUN_MESSAGE),
+        usage=usage,
+        steps=recorded,
+    )
+
+
+def steps(conn: sqlite3.Connection, run_id: str) -> list[Step]:
+    """Every step of the run in order; a row still pending comes back ``pending``."""
+    rows = conn.execute(
+        "SELECT idx, attempt, status, frame, msg_keep, msg_added, raw_frame, raw_keep,"
+        " raw_added, raw_response, body, forced FROM steps WHERE run_id = ? ORDER BY idx",
+        (run_id,),
+    ).fetchall()
+    added = [json.loads(r[5]) for r in rows]
+    raw_added = [json.loads(r[8]) if r[8] is not None else [] for r in rows]
+    wanted = {h for hashes in added for h in hashes}
+    raw_wanted = {h for hashes in raw_added for h in hashes}
+    messages = _parse_messages(conn, wanted)
+    raw_values = {h: json.loads(b) for h, b in _bodies(conn, "messages", raw_wanted).items()}
+    frames = {h: json.loads(b) for h, b in _bodies(conn, "frames", _frame_hashes(rows)).items()}
+    verdicts = _verdicts(conn, run_id)
+    requests: dict[str, StepRequest] = {}
+    out: list[Step] = []
+    previous: list[Message] = []
+    raw_previous: list[Any] = []
+    for row, hashes, raw_hashes in zip(rows, added, raw_added, strict=True):
+        index, attempt, status, frame, keep = row[0], row[1], row[2], row[3], row[4]
+        current = previous[:keep] + [messages[h] for h in hashes]
+        template = requests.get(frame)
+        if template is None:
+            template = requests[frame] = StepRequest.model_validate(
+                {**frames[frame], "messages": []}
+            )
+        request = StepRequest.model_construct(
+            system=template.system,
+            messages=current,
+            tools=list(template.tools),
+            tool_choice=template.tool_choice,
+            response_format=template.response_format,
+        )
+        raw: RawExchange | None = None
+        raw_current: list[Any] = []
+        if row[6] is not None:
+            raw_current = raw_previous[: row[7] or 0] + [raw_values[h] for h in raw_hashes]
+            raw = RawExchange(
+                request=_raw_request(frames[row[6]], raw_current),
+                response=json.loads(row[9]) if row[9] is not None else None,
+            )
+        if row[10] is None:  # still pending: what StepStarted wrote
+            forced = json.loads(row[11]) if row[11] else None
+            body: dict[str, Any] = {"index": index, "attempt": attempt, "status": status}
+            body["forced"] = forced
+        else:
+            body = json.loads(row[10])
+        body.update(request=request, verdicts=verdicts.get(index, []), raw=raw)
+        out.append(Step.model_validate(body))
+        previous, raw_previous = current, raw_current
+    return out
+
+
+def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEvent]:
+    run_id = resolve(conn, path, run_id)
+    rows = conn.execute(
+        "SELECT t_ms, kind, idx, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
+    ).fetchall()
+    needs_steps = any(r[1] in ("step_started", "step_finished") for r in rows)
+    by_index = {s.index: s for s in steps(conn, run_id)} if needs_steps else {}
+    header_json, record_json = conn.execute(
+        "SELECT header, record FROM runs WHERE run_id = ?", (run_id,)
+    ).fetchone()
+    out: list[StoredEvent] = []
+    for t_ms, kind, index, body in rows:
+        event: Any
+        if body is not None:
+            event = EVENT_ADAPTER.validate_json(body[:-1] + f',"run_id":{json.dumps(run_id)}}}')
+        elif kind == "run_started":
+            event = RunStarted.model_validate({**json.loads(header_json), "run_id": run_id})
+        elif kind == "step_started":
+            step = by_index[index]
+            event = StepStarted(
+                run_id=run_id,
+                index=step.index,
+                attempt=step.attempt,
+                request=step.request,
+                forced=step.forced,
+            )
+        elif kind == "step_finished":
+            event = StepFinished(run_id=run_id, step=by_index[index])
+        elif kind == "run_finished":
+            if record_json is None:
+                continue
+            event = RunFinished(run_id=run_id, record=load(conn, path, run_id))
+        else:
+            continue
+        out.append(StoredEvent(t_ms=t_ms, event=event))
+    return out
+
+
+def _raw_request(frame: dict[str, Any], messages: list[Any]) -> Any:
+    path, request = frame["path"], frame["request"]
+    if not path:
+        return request
+    if path == ["messages"]:
+        return {**request, "messages": messages}
+    return {**request, "body": {**request["body"], "messages": messages}}
+
+
+def _frame_hashes(rows: list[Any]) -> set[str]:
+    return {r[3] for r in rows} | {r[6] for r in rows if r[6] is not None}
+
+
+def _verdicts(conn: sqlite3.Connection, run_id: str) -> dict[int, list[Verdict]]:
+    out: dict[int, list[Verdict]] = {}
+    for idx, validator, ok, status, reason, feedback in conn.execute(
+        "SELECT idx, validator, ok, status, reason, feedback FROM verdicts WHERE run_id = ?"
+        " ORDER BY idx, pos",
+        (run_id,),
+    ):
+        verdict = Verdict(
+            validator=validator, ok=bool(ok), status=status, reason=reason, feedback=feedback
+        )
+        out.setdefault(idx, []).append(verdict)
+    return out
+
+
+def _bodies(conn: sqlite3.Connection, table: str, hashes: set[str]) -> dict[str, str]:
+    if not hashes:
+        return {}
+    sql = f"SELECT t.hash, t.body FROM {table} t JOIN json_each(?) j ON t.hash = j.value"
+    return dict(conn.execute(sql, (json.dumps(sorted(hashes)),)).fetchall())
+
+
+def _parse_messages(conn: sqlite3.Connection, hashes: set[str]) -> dict[str, Message]:
+    return {h: Message.model_validate_json(b) for h, b in _bodies(conn, "messages", hashes).items()}
+
+
+def _messages(conn: sqlite3.Connection, hashes: list[str]) -> list[Message]:
+    parsed = _parse_messages(conn, set(hashes))
+    return [parsed[h] for h in hashes]

@@ -1,0 +1,131 @@
+"""The store's tables and their numbered migrations.
+
+``MIGRATIONS[n - 1]`` takes a store from version ``n - 1`` to ``n``; a new version appends one and
+never edits an old one, so a file written by any earlier release opens. The version lives in the
+one-row ``schema_version`` table.
+
+Layout (see docs/store.md): ``runs`` (indexed key columns + the record's JSON without its steps),
+``steps`` (one row per model call; its request as references into ``messages`` and ``frames``),
+``messages`` and ``frames`` (content-addressed JSON, each stored once), ``verdicts`` and
+``events`` (every engine event in order, with its time offset).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATION_1 = """
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+INSERT INTO schema_version (version) VALUES (0);
+
+CREATE TABLE runs (
+    id            INTEGER PRIMARY KEY,           -- insertion order: ties on started_at
+    run_id        TEXT NOT NULL UNIQUE,
+    scenario      TEXT NOT NULL,
+    status        TEXT NOT NULL,                 -- a RunStatus, or 'running' while recorded
+    termination   TEXT,
+    started_at    TEXT NOT NULL,
+    duration_ms   REAL NOT NULL DEFAULT 0,
+    steps         INTEGER NOT NULL DEFAULT 0,
+    input_tokens  INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    replay_of     TEXT,
+    provider      TEXT NOT NULL DEFAULT '',
+    model         TEXT NOT NULL DEFAULT '',
+    header        TEXT NOT NULL,                 -- RunStarted as JSON (policy, scenario source)
+    record        TEXT,                          -- the final record's JSON without steps/transcript
+    transcript    TEXT                           -- JSON list of message hashes
+);
+CREATE INDEX runs_by_started ON runs (started_at DESC, id DESC);
+CREATE INDEX runs_by_scenario ON runs (scenario, started_at DESC);
+CREATE INDEX runs_by_replay_of ON runs (replay_of);
+
+-- Content-addressed JSON: chat messages (normalised and raw wire form), stored once.
+CREATE TABLE messages (hash TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
+-- A request's frame (system, tools, tool_choice, response_format) and a raw body's non-message
+-- part: the same for most steps of a turn, stored once.
+CREATE TABLE frames (hash TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
+
+CREATE TABLE steps (
+    run_id      TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    idx         INTEGER NOT NULL,
+    attempt     INTEGER NOT NULL,
+    status      TEXT NOT NULL,                   -- 'pending' until StepFinished
+    frame       TEXT NOT NULL REFERENCES frames (hash),
+    msg_keep    INTEGER NOT NULL,                -- messages kept from step idx - 1's request
+    msg_added   TEXT NOT NULL,                   -- JSON list of message hashes appended after them
+    raw_frame   TEXT REFERENCES frames (hash),   -- raw request body minus its messages
+    raw_keep    INTEGER,
+    raw_added   TEXT,
+    body        TEXT,                            -- the final step's JSON minus request/verdicts/raw
+    raw_response TEXT,
+    forced      TEXT,
+    PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+CREATE INDEX steps_by_status ON steps (status);
+
+CREATE TABLE verdicts (
+    run_id    TEXT NOT NULL,
+    idx       INTEGER NOT NULL,
+    pos       INTEGER NOT NULL,
+    validator TEXT NOT NULL,
+    ok        INTEGER NOT NULL,
+    status    TEXT NOT NULL,
+    reason    TEXT NOT NULL,
+    feedback  TEXT,
+    PRIMARY KEY (run_id, idx, pos),
+    FOREIGN KEY (run_id, idx) REFERENCES steps (run_id, idx) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE INDEX verdicts_by_validator ON verdicts (validator, status);
+
+CREATE TABLE events (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    seq    INTEGER NOT NULL,
+    t_ms   REAL NOT NULL,                        -- since RunStarted
+    kind   TEXT NOT NULL,
+    idx    INTEGER,                              -- the step it belongs to, if any
+    body   TEXT,                                 -- NULL: rebuilt from runs/steps (no duplicates)
+    PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+"""
+
+# Version 2: who is writing a run, so opening a store can tell a dead writer's pending rows
+# (interrupted) from a live one's (still streaming in another process).
+MIGRATION_2 = """
+ALTER TABLE runs ADD COLUMN writer_host TEXT;
+ALTER TABLE runs ADD COLUMN writer_pid INTEGER;
+DROP INDEX steps_by_status;
+CREATE INDEX steps_pending ON steps (run_id) WHERE status = 'pending';
+CREATE INDEX runs_running ON runs (run_id) WHERE status = 'running';
+"""
+
+MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    has_table = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if has_table is None:
+        return 0
+    row = conn.execute("SELECT version FROM schema_version").fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def migrate(conn: sqlite3.Connection, *, target: int = SCHEMA_VERSION) -> int:
+    """Applies the migrations after the file's version up to ``target``, each in the caller's
+    transaction; returns the version reached. Statements run one by one (``executescript``
+    would commit the caller's transaction)."""
+    version = current_version(conn)
+    for number in range(version + 1, target + 1):
+        for statement in _statements(MIGRATIONS[number - 1]):
+            conn.execute(statement)
+        conn.execute("UPDATE schema_version SET version = ?", (number,))
+        version = number
+    return version
+
+
+def _statements(script: str) -> list[str]:
+    lines = [line.split("--", 1)[0] for line in script.splitlines()]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
