@@ -15,7 +15,16 @@ def build_provider(scenario: Scenario) -> Provider:
         plan = scenario_plan(scenario)
         mode = plan.mode if plan.mode != "text" else None
         return ScriptedProvider(scenario.script, final_tool=plan.final_tool_name, output_mode=mode)
+    # The HTTP providers are imported here so scripted runs never load httpx.
+    if kind == "openai":
+        from inspector.providers.openai import OpenAIProvider
+
+        return OpenAIProvider(scenario.model)
+    if kind == "anthropic":
+        from inspector.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(scenario.model)
     raise ScenarioError(
         f"{scenario.source}: model.provider: {kind!r} is not available in this build yet "
-        "(only 'scripted' is)"
+        "(only 'scripted', 'openai' and 'anthropic' are)"
     )

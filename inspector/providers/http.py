@@ -238,6 +238,7 @@ class HttpSession:
         retry: RetryPolicy | None = None,
         reuse_after_error: bool = True,
         keyring_get: KeyringGet | None = None,
+        retry_statuses: frozenset[int] = RETRYABLE_STATUSES,
     ) -> None:
         self.model = model
         self.provider = provider
@@ -247,6 +248,7 @@ class HttpSession:
         self.retry = retry or RetryPolicy()
         self.reuse_after_error = reuse_after_error
         self._keyring_get = keyring_get
+        self.retry_statuses = retry_statuses
         self._client = client
         self._owns_client = client is None
 
@@ -309,6 +311,7 @@ class HttpSession:
                 body = await response.aread()
                 await response.aclose()
                 error = status_error(response.status_code, body, provider=self.provider)
+                error.retryable = response.status_code in self.retry_statuses
                 retry_after = parse_retry_after(response.headers)
             except httpx.HTTPError as exc:
                 if response is not None:
