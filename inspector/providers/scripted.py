@@ -86,6 +86,11 @@ class ScriptedProvider:
         """Model calls started so far."""
         return self._calls
 
+    def skip_to(self, calls: int) -> None:
+        """Counts the turn's first ``calls`` model calls as answered elsewhere (a replay answered
+        them from its recording): the next call answers with script entry ``calls + 1``."""
+        self._calls = calls
+
     async def stream(self, request: StepRequest) -> AsyncIterator[ProviderChunk]:
         self._calls += 1
         n = self._calls
