@@ -1,0 +1,27 @@
+"""Real runs of the built-in demos for the report tests: the engine on the scripted model, with
+the demos' streaming delays removed (they only pace a live view)."""
+
+from __future__ import annotations
+
+from inspector.core.events import Event
+from inspector.core.loop import run_turn
+from inspector.core.records import RunRecord
+from inspector.providers.factory import build_provider
+from inspector.resources import resolve_scenario
+
+
+async def demo_run(demo: str, *overrides: str) -> tuple[RunRecord, list[Event]]:
+    """The record and every event of one run of ``demo:NAME`` under ``--set`` overrides."""
+    scenario = resolve_scenario(f"demo:{demo}", list(overrides))
+    undelayed = [entry.model_copy(update={"delay_ms": 0.0}) for entry in scenario.script]
+    scenario = scenario.model_copy(update={"script": undelayed})
+    events: list[Event] = []
+    record = await run_turn(
+        scenario, build_provider(scenario), events.append, overrides=list(overrides)
+    )
+    return record, events
+
+
+async def demo_record(demo: str, *overrides: str) -> RunRecord:
+    record, _ = await demo_run(demo, *overrides)
+    return record
