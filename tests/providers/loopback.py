@@ -17,6 +17,7 @@ import json
 import queue
 import select
 import socket
+import sys
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -157,6 +158,11 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     owner: LoopbackServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client hanging up on a kept-alive connection is normal here, not worth a traceback.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class LoopbackServer:
