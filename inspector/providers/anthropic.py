@@ -93,7 +93,9 @@ class AnthropicProvider:
                 async with self.session.open(http_request) as opened:
                     opened_ok = True
                     retries += opened.retries
-                    if not self.model.stream:
+                    content_type = opened.response.headers.get("content-type", "")
+                    if "text/event-stream" not in content_type:
+                        # also a gateway that answers a stream request with one JSON message
                         parsed, raw_response = await _read_message(opened)
                     else:
                         assembler = StreamAssembler()

@@ -183,11 +183,19 @@ async def test_non_streaming_body_that_is_not_json(no_sleep: RecordingSleep) -> 
     assert caught.value.kind == "MalformedResponse"
 
 
-async def test_stream_answered_with_json_is_a_clear_error(no_sleep: RecordingSleep) -> None:
+async def test_stream_answered_with_one_json_message_is_read_as_such(
+    no_sleep: RecordingSleep,
+) -> None:
     body = response_file("text-basic-claude3-opus").read_bytes()
-    client, _ = mock_client([httpx.Response(200, content=body)])
-    with pytest.raises(ProviderError, match="text/event-stream"):
-        await run(provider(client, no_sleep))
+    client, served = mock_client([httpx.Response(200, content=body)])
+    chunks = await run(provider(client, no_sleep))
+    assert served.body()["stream"] is True
+    (final,) = chunks
+    assert isinstance(final, Completed)
+    assert final.response.text.startswith("Sure, here's a joke about OpenTelemetry")
+    assert (
+        final.raw is not None and final.raw.response["body"]["id"] == "msg_01TPXhkPo8jy6yQMrMhjpiAE"
+    )
 
 
 async def test_stream_cut_off_keeps_the_text(no_sleep: RecordingSleep) -> None:
