@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 # Above this size a document is shown unhighlighted: lexing every line would stall the UI.
 HIGHLIGHT_LIMIT = 300_000
+PRE = '<pre style="margin-top:2px;margin-bottom:2px">'
 
 # (light, dark) colours per token family.
 _COLOURS: dict[str, tuple[str, str]] = {
@@ -76,7 +77,7 @@ def json_html(value: Any, dark: bool) -> str:
     """Highlighted, escaped JSON as a ``<pre>`` block for QTextBrowser HTML."""
     text = json_text(value)
     if len(text) > HIGHLIGHT_LIMIT:
-        return f"<pre>{html.escape(text)}</pre>"
+        return f"{PRE}{html.escape(text)}</pre>"
     parts: list[str] = []
     for token, chunk in JsonLexer().get_tokens(text):
         family = _family(token)
@@ -86,7 +87,7 @@ def json_html(value: Any, dark: bool) -> str:
         else:
             colour = _COLOURS[family][1 if dark else 0]
             parts.append(f'<span style="color:{colour}">{escaped}</span>')
-    return "<pre>" + "".join(parts).rstrip("\n") + "</pre>"
+    return PRE + "".join(parts).rstrip("\n") + "</pre>"
 
 
 class JsonHighlighter(QSyntaxHighlighter):
