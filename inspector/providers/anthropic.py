@@ -76,7 +76,10 @@ class AnthropicProvider:
         return build_body(request, self.model, stream=self.model.stream, thinking=self._thinking)
 
     def _headers(self) -> dict[str, str]:
-        headers = {"x-api-key": self.session.api_key() or ""}
+        headers: dict[str, str] = {}
+        key = self.session.api_key()  # raises, naming the variable, when the key is nowhere
+        if key:
+            headers["x-api-key"] = key
         if not any(k.lower() == "anthropic-version" for k in self.model.headers):
             headers["anthropic-version"] = ANTHROPIC_VERSION
         if self.model.stream:
