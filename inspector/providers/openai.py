@@ -94,8 +94,18 @@ class OpenAIProvider:
             if streaming and "text/event-stream" in content_type:
                 assembler = StreamAssembler()
                 raw_response["events"] = assembler.events
-                async for chunk in _stream_chunks(opened.response, assembler):
-                    yield chunk
+                seen = False
+                try:  # inline rather than a helper generator: one layer less per event
+                    async for sse in EventSource(opened.response).aiter_sse():
+                        seen = True
+                        for chunk in assembler.feed(sse.event, sse.data):
+                            yield chunk
+                        if assembler.done:
+                            break
+                except httpx.HTTPError as exc:
+                    partial = assembler.partial_text
+                    raise transport_error(exc, provider=NAME, partial_text=partial) from exc
+                check_stream_end(assembler, seen)
                 response = assembler.response()
             else:
                 data = await _read_json(opened.response)
@@ -108,20 +118,8 @@ class OpenAIProvider:
             yield Completed(response=response, raw=raw, transport_retries=opened.retries)
 
 
-async def _stream_chunks(
-    response: httpx.Response, assembler: StreamAssembler
-) -> AsyncIterator[ProviderChunk]:
-    """The engine chunks of an SSE body; how it ended decides between a reply and an error."""
-    seen = False
-    try:
-        async for sse in EventSource(response).aiter_sse():
-            seen = True
-            for chunk in assembler.feed(sse.event, sse.data):
-                yield chunk
-            if assembler.done:
-                break
-    except httpx.HTTPError as exc:
-        raise transport_error(exc, provider=NAME, partial_text=assembler.partial_text) from exc
+def check_stream_end(assembler: StreamAssembler, seen: bool) -> None:
+    """How a stream ended decides between a reply and an error."""
     if not seen:
         raise ProviderError(
             f"{NAME}: the server answered 200 with an empty stream (llama.cpp does this when "

@@ -81,20 +81,24 @@ class StreamAssembler:
             return []
         out: list[StreamChunk] = []
         for choice in choices:
-            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+            if type(choice) is not dict or choice.get("index", 0) != 0:
                 continue
-            if choice.get("finish_reason"):
-                self.finish_reason = str(choice["finish_reason"])
+            finish = choice.get("finish_reason")
+            if finish:
+                self.finish_reason = str(finish)
             delta = choice.get("delta")
-            if isinstance(delta, dict):
-                self._delta(delta, out)
+            if type(delta) is not dict:
+                continue
+            content = delta.get("content")
+            if content and type(content) is str:
+                self.text.append(content)
+                out.append(TextChunk(text=content))
+                if len(delta) == 1:  # the common case: nothing else in this delta
+                    continue
+            self._rest_of_delta(delta, out)
         return out
 
-    def _delta(self, delta: dict[str, Any], out: list[StreamChunk]) -> None:
-        content = delta.get("content")
-        if isinstance(content, str) and content:
-            self.text.append(content)
-            out.append(TextChunk(text=content))
+    def _rest_of_delta(self, delta: dict[str, Any], out: list[StreamChunk]) -> None:
         for key in ("reasoning", "reasoning_content"):
             thought = delta.get(key)
             if isinstance(thought, str) and thought:
