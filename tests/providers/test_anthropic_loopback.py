@@ -145,3 +145,35 @@ async def test_cancel_mid_stream_closes_the_connection(loopback: LoopbackServer)
     assert record.steps[0].response.text.startswith("Certainly!")
     # The server saw the client hang up while it was still holding the stream open.
     assert await asyncio.to_thread(loopback.received[0].disconnected.wait, 10)
+
+
+async def test_native_structured_output_uses_output_config(loopback: LoopbackServer) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "age": {"type": "integer"},
+                       "bio": {"type": "string"}},
+        "required": ["name", "age", "bio"],
+        "additionalProperties": False,
+    }  # fmt: skip
+    data: dict[str, Any] = {
+        "name": "anthropic-native-output",
+        "model": {
+            "provider": "anthropic",
+            "name": "claude-sonnet-4-5",
+            "base_url": loopback.base_url,
+        },
+        "prompt": {"user": "Invent a good dog"},
+        "output": {"schema": schema},
+        "policy": {"output_mode": "native"},
+    }
+    s = scenario_from_dict(data, source="native.toml", base_dir=Path("."))
+    loopback.queue(slow("stream-json-schema-output-config-sonnet45"))
+    provider = AnthropicProvider(s.model)
+    record = await run_turn(s, provider)
+    await provider.aclose()
+
+    assert record.status == "succeeded"
+    assert record.output["name"] == "Biscuit" and record.output["age"] == 4
+    sent = loopback.received[0].json()
+    assert sent["output_config"] == {"format": {"type": "json_schema", "schema": schema}}
+    assert "tools" not in sent and "tool_choice" not in sent
