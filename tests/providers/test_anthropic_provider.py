@@ -4,6 +4,7 @@ broken bodies."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import httpx
 import pytest
@@ -23,7 +24,7 @@ OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": 
 SSE = {"content-type": "text/event-stream"}
 
 
-def sse_event(data: dict[str, object]) -> bytes:
+def sse_event(data: Mapping[str, object]) -> bytes:
     return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
 
 
