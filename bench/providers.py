@@ -151,7 +151,7 @@ def machine() -> str:
     return (
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores shared, "
         f"Python {platform.python_version()}, httpx {version('httpx')}, "
-        f"httpx-sse {version('httpx-sse')}"
+        f"httpx-sse {version('httpx-sse')}, load average {os.getloadavg()[0]:.1f} at the start"
     )
 
 
@@ -161,6 +161,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="1 MB, few runs (smoke test)")
     args = parser.parse_args()
     size, runs, ttft_runs = (1_000_000, 2, 10) if args.quick else (5_000_000, 5, 50)
+    where = machine()
     parse = asyncio.run(parse_bench(size, runs))
     ttft = asyncio.run(ttft_bench(ttft_runs))
     parse_ok = parse["ratio"] >= 0.5
@@ -168,7 +169,7 @@ def main() -> int:
     verdict = {True: "met", False: "MISSED"}
     text = f"""{HEADING}
 
-{dt.date.today().isoformat()} · {machine()}{" · --quick" if args.quick else ""}
+{dt.date.today().isoformat()} · {where}{" · --quick" if args.quick else ""}
 
 | What | Adapter | Bare minimum | Ratio | Goal |
 |---|---|---|---|---|
