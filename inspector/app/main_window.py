@@ -1,0 +1,338 @@
+"""The inspector window: scenarios and recorded runs on the left, the step timeline in the
+centre, the step in detail / the attempts side by side / the policy of the next run on the right.
+
+It composes the views and wires them to the ``TurnRunner`` and the store. Every engine event
+goes to the ``LiveRun`` first, then to the views showing that run.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QStyle,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.app.attempts_view import AttemptsView
+from inspector.app.icons import app_icon
+from inspector.app.library_panel import LibraryPanel
+from inspector.app.message_bar import Level, MessageBar
+from inspector.app.policy_panel import PolicyPanel
+from inspector.app.run_status import RunStatus
+from inspector.app.runner import TurnRunner
+from inspector.app.step_detail import StepDetail
+from inspector.app.timeline_view import TimelineView
+from inspector.core.errors import InspectorError
+from inspector.core.events import Event
+from inspector.core.live import LiveRun
+from inspector.core.records import RunRecord, Usage
+from inspector.resources import demo_names, resolve_scenario
+from inspector.store import Store
+
+TITLE = "Agent Inspector"
+SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
+
+
+def run_title(run: LiveRun) -> str:
+    """The line above the timeline: which run this is and how it ended (or that it runs)."""
+    header, record = run.header, run.record
+    scenario = record.scenario if record else header.scenario if header else "run"
+    parts = [f"<b>{scenario}</b>", f"run {run.run_id}"]
+    if record is None:
+        parts.append("running…")
+    else:
+        ended = record.status + (
+            f" ({record.termination.replace('_', ' ')})" if record.termination else ""
+        )
+        attempts = record.budgets.attempts_used
+        parts += [ended, f"{len(record.steps)} steps", f"{attempts} attempt{'s' * (attempts != 1)}"]
+        if record.replay_of:
+            parts.append(f"replay of {record.replay_of}")
+    return " · ".join(parts)
+
+
+def record_problem(record: RunRecord) -> str | None:
+    """What to tell the user about a finished run that did not succeed (None: nothing)."""
+    if record.status in ("succeeded", "fallback"):
+        return None
+    reason = (record.termination or "").replace("_", " ")
+    text = f"Run {record.run_id} {record.status}" + (f" ({reason})" if reason else "")
+    return f"{text}: {record.error.message}" if record.error else text
+
+
+def _usage(run: LiveRun) -> Usage:
+    if run.record is not None:
+        return run.record.usage
+    steps = [s.step for s in run.steps if s.step is not None and s.step.response is not None]
+    return Usage(
+        input_tokens=sum(s.response.usage.input_tokens for s in steps if s.response),
+        output_tokens=sum(s.response.usage.output_tokens for s in steps if s.response),
+    )
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store: Store, runner: TurnRunner | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.runner = runner or TurnRunner(store, parent=self)
+        self.setWindowTitle(TITLE)
+        self.setWindowIcon(app_icon())
+        self.live: LiveRun | None = None  # the run in flight (or the last one started here)
+        self.shown: LiveRun | None = None  # the run the views show
+        self.selected_step: int | None = None
+
+        self.library = LibraryPanel(demo_names())
+        self.timeline = TimelineView()
+        self.detail = StepDetail()
+        self.attempts = AttemptsView()
+        self.policy = PolicyPanel()
+        self.message_bar = MessageBar()
+        self.run_heading = QLabel(
+            "Choose a scenario and press Run (Ctrl+R), or pick a recorded run."
+        )
+        self.run_heading.setObjectName("runHeading")
+        self.run_heading.setTextFormat(Qt.TextFormat.RichText)
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(6, 6, 6, 0)
+        layout.addWidget(self.message_bar)
+        layout.addWidget(self.run_heading)
+        layout.addWidget(self.timeline, 1)
+        self.setCentralWidget(central)
+        self._build_docks()
+        self._build_actions()
+        self.status = RunStatus(self.statusBar(), self)
+
+        self.library.scenarioChosen.connect(self.choose_scenario)
+        self.library.runChosen.connect(self.show_stored_run)
+        self.timeline.stepSelected.connect(self._step_selected)
+        self.runner.preparing.connect(self._preparing)
+        self.runner.engineEvent.connect(self._on_event)
+        self.runner.finished.connect(self._finished)
+        self.runner.failed.connect(self._failed)
+        self.runner.busyChanged.connect(self._busy)
+        self._busy(False)
+        self.refresh_runs()
+
+    # ---- layout ---------------------------------------------------------------------------
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
+        self.library_dock = self._dock("Scenarios and runs", "libraryDock", self.library, left)
+        self.detail_dock = self._dock("Step", "stepDock", self.detail, right)
+        self.attempts_dock = self._dock(
+            "Attempts side by side", "attemptsDock", self.attempts, right
+        )
+        self.policy_dock = self._dock("Policy", "policyDock", self.policy, right)
+        self.setTabPosition(Qt.DockWidgetArea.RightDockWidgetArea, QTabWidget.TabPosition.North)
+        self.tabifyDockWidget(self.detail_dock, self.attempts_dock)
+        self.tabifyDockWidget(self.attempts_dock, self.policy_dock)
+        self.detail_dock.raise_()
+        self.resizeDocks(
+            [self.library_dock, self.detail_dock], [250, 500], Qt.Orientation.Horizontal
+        )
+
+    def _action(self, text: str, keys: list[str], slot: object, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.setToolTip(f"{tip or text} ({', '.join(keys)})" if keys else tip or text)
+        action.triggered.connect(slot)
+        self.addAction(action)  # shortcuts work wherever the focus is in the window
+        return action
+
+    def _build_actions(self) -> None:
+        style = self.style()
+        self.open_action = self._action("&Open scenario…", ["Ctrl+O"], self.open_scenario)
+        self.open_action.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_DialogOpenButton))
+        self.run_action = self._action("&Run", ["Ctrl+R"], self.run_turn, "Run the scenario")
+        self.run_action.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
+        self.stop_action = self._action("&Stop", ["Esc", "Ctrl+."], self.stop_turn, "Stop the run")
+        self.stop_action.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_MediaStop))
+        self.show_cleared_action = self._action(
+            "Show &cleared attempts", ["Ctrl+H"], self._toggle_cleared,
+            "Show the attempts a streaming UI showed and then cleared",
+        )  # fmt: skip
+        self.show_cleared_action.setCheckable(True)
+        self.show_cleared_action.setChecked(True)
+        self.timeline.show_cleared_box.toggled.connect(self.show_cleared_action.setChecked)
+        self.filter_action = self._action(
+            "&Filter runs", ["Ctrl+F"], lambda: self.library.filter_box.setFocus()
+        )
+        self.timeline_action = self._action(
+            "Focus the &timeline", ["Ctrl+L"], lambda: self.timeline.table.setFocus()
+        )
+        quit_action = self._action("&Quit", ["Ctrl+Q"], self.close)
+
+        toolbar = QToolBar("Run", self)
+        toolbar.setObjectName("runToolbar")
+        toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for action in (self.open_action, self.run_action, self.stop_action):
+            toolbar.addAction(action)
+        self.addToolBar(toolbar)
+
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        file_menu.addAction(self.open_action)
+        file_menu.addSeparator()
+        file_menu.addAction(quit_action)
+        run_menu = menu.addMenu("&Run")
+        run_menu.addActions([self.run_action, self.stop_action])
+        view_menu = menu.addMenu("&View")
+        view_menu.addActions([self.show_cleared_action, self.filter_action, self.timeline_action])
+        view_menu.addSeparator()
+        for dock in (self.library_dock, self.detail_dock, self.attempts_dock, self.policy_dock):
+            view_menu.addAction(dock.toggleViewAction())
+
+    # ---- intents ---------------------------------------------------------------------------
+
+    def open_scenario(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", SCENARIO_FILTER)
+        if path:
+            self.library.select_scenario(path)
+
+    def choose_scenario(self, ref: str) -> None:
+        """Loads ``ref`` into the policy panel (its own policy and model, no edits)."""
+        self.message_bar.clear()
+        try:
+            scenario = resolve_scenario(ref)
+        except InspectorError as exc:
+            self.policy.set_scenario(None)
+            self.message_bar.show_message("error", str(exc))
+            return
+        self.policy.set_scenario(scenario)
+        self.status.show_identity(scenario.model.provider, scenario.model.name)
+        self.setWindowTitle(f"{scenario.name} — {TITLE}")
+
+    def run_turn(self) -> None:
+        ref = self.library.current_scenario()
+        if ref is None:
+            self.message_bar.show_message("info", "Choose a scenario to run first.")
+            return
+        if self.runner.busy:
+            return
+        errors = self.policy.errors()
+        if errors:
+            self.policy_dock.raise_()
+            lines = "; ".join(f"{field}: {message}" for field, message in errors.items())
+            self.message_bar.show_message("error", f"The policy has invalid values: {lines}")
+            return
+        self.runner.start(ref, self.policy.overrides())
+
+    def stop_turn(self) -> None:
+        self.runner.stop()
+
+    def show_stored_run(self, run_id: str) -> None:
+        if self.live is not None and self.live.run_id == run_id:
+            self._show(self.live)
+            return
+        try:
+            record = self.store.load(run_id)
+        except InspectorError as exc:
+            self.message_bar.show_message("error", str(exc))
+            return
+        self._show(LiveRun.from_record(record))
+
+    def refresh_runs(self, keep: str | None = None) -> None:
+        try:
+            runs = self.store.runs()
+        except InspectorError as exc:
+            self.message_bar.show_message("error", f"Cannot list the recorded runs: {exc}")
+            return
+        self.library.set_runs(runs, keep=keep)
+
+    # ---- showing runs ----------------------------------------------------------------------
+
+    def _show(self, run: LiveRun) -> None:
+        self.shown = run
+        self.selected_step = None
+        self.timeline.show_run(run)
+        self.attempts.show_run(run)
+        self.run_heading.setText(run_title(run))
+        if run.record is not None:
+            self.status.show_record(run.record)
+        if run.steps:
+            self.timeline.select_last()
+
+    def _step_selected(self, index: int) -> None:
+        self.selected_step = index
+        if self.shown is not None:
+            self.detail.show_step(self.shown, index)
+
+    def _toggle_cleared(self) -> None:
+        self.timeline.set_show_cleared(self.show_cleared_action.isChecked())
+
+    # ---- the runner's signals --------------------------------------------------------------
+
+    def _busy(self, busy: bool) -> None:
+        self.run_action.setEnabled(not busy)
+        self.stop_action.setEnabled(busy)
+        self.status.running(busy)
+
+    def _preparing(self, ref: str) -> None:
+        self.message_bar.clear()
+        self.statusBar().showMessage(f"Starting {ref}…")
+
+    def _on_event(self, event: Event) -> None:
+        if event.kind == "run_started":
+            self.live = LiveRun()
+            self.live.apply(event)
+            self.status.show_identity(event.provider, event.model)
+            self.status.show_usage(Usage())
+            self._show(self.live)
+            self.refresh_runs(keep=event.run_id)  # the store has its row now
+            self.statusBar().showMessage(f"Running {event.scenario}…")
+            return
+        live = self.live
+        if live is None or event.run_id != live.run_id:
+            return
+        live.apply(event)
+        if self.shown is not live:
+            return  # the user is looking at another run; the live one keeps folding
+        self.timeline.on_event(event)
+        self.detail.on_event(event)
+        self.attempts.on_event(event)
+        if event.kind == "step_started" and self.selected_step in (None, event.index - 1):
+            self.timeline.select_last()  # follow the stream unless the user looks elsewhere
+        elif event.kind == "step_finished":
+            self.status.show_usage(_usage(live))
+
+    def _finished(self, record: RunRecord) -> None:
+        self.statusBar().showMessage(f"Run {record.run_id} {record.status}", 5000)
+        self.refresh_runs(keep=record.run_id)
+        if self.live is not None and self.live.run_id == record.run_id and self.shown is self.live:
+            self.run_heading.setText(run_title(self.live))
+            self.status.show_record(record)
+        problem = record_problem(record)
+        if problem:
+            level: Level = "warning" if record.status in ("failed", "cancelled") else "error"
+            self.message_bar.show_message(level, problem)
+
+    def _failed(self, message: str) -> None:
+        self.statusBar().clearMessage()
+        self.message_bar.show_message("error", message)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.runner.stop()  # the engine records it as cancelled if the loop gets to run
+        super().closeEvent(event)

@@ -1,0 +1,175 @@
+"""The one bridge between the engine and Qt (STYLE.md habit 6).
+
+``InspectorEventLoop`` is qasync's loop (asyncio on Qt's event loop) plus asyncio's
+async-generator hooks, which qasync never installs (NOTES-QT: without them, leaving a provider's
+stream early logs "async generator ignored GeneratorExit").
+
+``TurnRunner`` runs one ``Turn`` at a time on that loop: the scenario, provider and turn are
+built on a worker thread (an HTTP client's SSL set-up or a user's python file would otherwise
+freeze the window), every engine event is recorded in the store and re-emitted as a Qt signal,
+and Stop cancels the task, which the engine turns into a finished, recorded ``cancelled`` run.
+Widgets connect to the signals; they never await.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import qasync
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QApplication
+
+from inspector.core.errors import InspectorError, last_line
+from inspector.core.events import Event, EventSink, fan_out
+from inspector.core.loop import Turn
+from inspector.store import Store
+
+# Imported on first use by httpx's async transport (70–110 ms, NOTES-QT): done once, off-thread.
+_WARM_UP_MODULES = ("anyio._backends._asyncio",)
+
+
+class InspectorEventLoop(qasync.QEventLoop):  # type: ignore[misc]
+    """qasync's event loop with asyncio's async-generator hooks installed while it runs."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._saved_asyncgen_hooks: Any = None
+        super().__init__(*args, **kwargs)
+
+    def _before_run_forever(self) -> None:
+        super()._before_run_forever()
+        self._saved_asyncgen_hooks = sys.get_asyncgen_hooks()
+        sys.set_asyncgen_hooks(
+            firstiter=self._asyncgen_firstiter_hook, finalizer=self._asyncgen_finalizer_hook
+        )
+
+    def _after_run_forever(self) -> None:
+        self.restore_asyncgen_hooks()
+        super()._after_run_forever()
+
+    def restore_asyncgen_hooks(self) -> None:
+        """Puts back the hooks found at start (a loop made ``already_running`` calls this when
+        the application quits; tests call it at teardown)."""
+        if self._saved_asyncgen_hooks is not None:
+            sys.set_asyncgen_hooks(*self._saved_asyncgen_hooks)
+            self._saved_asyncgen_hooks = None
+
+    def detach(self) -> None:
+        """Ends a loop made with ``already_running=True`` (tests) so that it can be closed.
+
+        Not ``stop()``: qasync's stop calls ``QCoreApplication.exit()``, which leaves Qt's
+        quit-now flag set when no ``exec()`` is running, and every later nested event loop
+        (a dialog, a qtbot wait) then returns at once."""
+        self._QEventLoop__is_running = False  # qasync's own flag (name-mangled private)
+        self.restore_asyncgen_hooks()
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.disconnect(self._after_run_forever)
+        asyncio.events._set_running_loop(None)
+
+
+def _prepare(ref: str, overrides: list[str], sink: EventSink) -> Turn:
+    """Loads the scenario and builds its provider and turn (on a worker thread)."""
+    from inspector.providers.factory import build_provider
+    from inspector.resources import resolve_scenario
+
+    scenario = resolve_scenario(ref, overrides)
+    return Turn(scenario, build_provider(scenario), sink, overrides=overrides)
+
+
+def _warm_up() -> None:
+    for name in _WARM_UP_MODULES:
+        if importlib.util.find_spec(name.split(".")[0]) is not None:
+            importlib.import_module(name)
+
+
+def error_line(exc: BaseException) -> str:
+    """One readable line for the window: our own errors say it all; others get their type."""
+    if isinstance(exc, InspectorError):
+        return str(exc)
+    return last_line(exc)
+
+
+class TurnRunner(QObject):
+    """Runs turns on the running asyncio loop (the ``InspectorEventLoop``), one at a time."""
+
+    preparing = Signal(str)  # the scenario reference: loading it and building the turn
+    started = Signal(str)  # run_id: RunStarted was published and recorded
+    # Every engine Event, in order, after the store recorded it. (Not "event": that name is
+    # QObject.event, the virtual Qt dispatches every QEvent through.)
+    engineEvent = Signal(object)
+    finished = Signal(object)  # the final RunRecord (cancelled included)
+    failed = Signal(str)  # the turn could not be built (bad scenario, provider set-up): one line
+    busyChanged = Signal(bool)
+
+    def __init__(
+        self,
+        store: Store,
+        prepare: Callable[[str, list[str], EventSink], Turn] = _prepare,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._prepare = prepare
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def warm_up(self) -> None:
+        """Pre-imports what the first HTTP request would import on the UI thread."""
+        asyncio.get_event_loop().run_in_executor(None, _warm_up)
+
+    def start(self, ref: str, overrides: list[str] | None = None) -> bool:
+        """Starts a turn of scenario ``ref`` with ``--set`` style overrides; False while one
+        is already running."""
+        if self.busy:
+            return False
+        self._task = asyncio.get_event_loop().create_task(self._run(ref, list(overrides or [])))
+        # A done callback, not a finally: a task cancelled before its first step runs no code.
+        self._task.add_done_callback(lambda _task: self.busyChanged.emit(False))
+        self.busyChanged.emit(True)
+        return True
+
+    def stop(self) -> None:
+        """Cancels the running turn; it ends as a recorded ``cancelled`` run."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def _run(self, ref: str, overrides: list[str]) -> None:
+        self.preparing.emit(ref)
+        sink = fan_out(self._store.recorder(), self._publish)
+        loop = asyncio.get_running_loop()
+        try:
+            turn = await loop.run_in_executor(None, self._prepare, ref, overrides, sink)
+        except asyncio.CancelledError:
+            self.failed.emit("stopped before the run started")
+            return
+        except Exception as exc:  # no traceback in a window: one line, in the window
+            self.failed.emit(error_line(exc))
+            return
+        try:
+            record = await turn.run()  # cancellation ends inside as a cancelled record
+            self.finished.emit(record)
+        finally:
+            await _close_provider(turn.provider)
+
+    def _publish(self, event: Event) -> None:
+        if event.kind == "run_started":
+            self.started.emit(event.run_id)
+        self.engineEvent.emit(event)
+
+
+async def _close_provider(provider: object) -> None:
+    aclose = getattr(provider, "aclose", None)
+    if aclose is not None:
+        try:
+            await aclose()
+        except Exception as exc:  # closing is best effort; the run is already recorded
+            print(
+                f"agent-inspector: closing the provider failed: {last_line(exc)}", file=sys.stderr
+            )

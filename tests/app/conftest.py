@@ -1,0 +1,99 @@
+"""Qt test fixtures (NOTES-QT pattern (a)): sync tests, a qasync loop made ``already_running``
+on pytest-qt's QApplication and driven by qtbot's waits; each test gets its own store.
+
+Tests fail on Qt warnings (``qt_log_level_fail`` in pyproject)."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from inspector.app.main_window import MainWindow
+from inspector.app.runner import InspectorEventLoop, TurnRunner
+from inspector.store import Store
+
+WINDOW_SIZE = (1400, 900)
+
+
+@pytest.fixture
+def qloop(qapp: QApplication, qtbot: QtBot) -> Iterator[InspectorEventLoop]:
+    loop = InspectorEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    yield loop
+    tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in tasks:
+        task.cancel()
+    qtbot.waitUntil(lambda: all(t.done() for t in tasks), timeout=10_000)
+    closing = asyncio.ensure_future(loop.shutdown_asyncgens(), loop=loop)
+    qtbot.waitUntil(closing.done, timeout=10_000)
+    loop.detach()
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+    # Nothing a test does may reach the user's own store.
+    monkeypatch.setenv("AGENT_INSPECTOR_DB", str(tmp_path / "default.sqlite3"))
+    with Store.open(tmp_path / "runs.sqlite3") as opened:
+        yield opened
+
+
+@pytest.fixture
+def runner(qloop: InspectorEventLoop, store: Store) -> TurnRunner:
+    return TurnRunner(store)
+
+
+@pytest.fixture
+def window(qloop: InspectorEventLoop, store: Store, qtbot: QtBot) -> Iterator[MainWindow]:
+    win = MainWindow(store)
+    qtbot.addWidget(win)
+    win.resize(*WINDOW_SIZE)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    if win.runner.busy:
+        with qtbot.waitSignal(win.runner.busyChanged, timeout=10_000):
+            win.runner.stop()
+
+
+def write_scenario(folder: Path, body: str, name: str = "scenario.toml") -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(body), encoding="utf-8")
+    return path
+
+
+def streaming_scenario(folder: Path, *, words: int = 40, delay_ms: int = 20) -> Path:
+    """A plain-text turn whose one answer streams word by word, slowly enough to stop."""
+    text = " ".join(f"word{i}" for i in range(words))
+    return write_scenario(
+        folder,
+        f"""
+        name = "slow-stream"
+        [model]
+        provider = "scripted"
+        [prompt]
+        user = "Say many words."
+        [[validators]]
+        kind = "max_length"
+        max = 20
+        feedback = "Shorter."
+        [policy]
+        max_attempts = 3
+        [[script]]
+        text = "{text}"
+        delay_ms = {delay_ms}
+        [[script]]
+        text = "short"
+        delay_ms = {delay_ms}
+        [[script]]
+        text = "tiny"
+        """,
+        "slow-stream.toml",
+    )
