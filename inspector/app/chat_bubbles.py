@@ -68,7 +68,7 @@ def bubble(role: str, body: str, dark: bool, label: str = "", detail: str = "") 
     (already HTML)."""
     accent_light, accent_dark, bg_light, bg_dark = _ROLE_COLOURS.get(role, _ROLE_COLOURS["system"])
     accent, bg = (accent_dark, bg_dark) if dark else (accent_light, bg_light)
-    title = tag((label or role).upper(), accent)
+    title = tag(label or role.upper(), accent)
     if detail:
         title += f' <span style="color:{muted(dark)}">· {html.escape(detail)}</span>'
     return (

@@ -1,0 +1,82 @@
+"""AttemptsView: a column per attempt, the kept answer, and the three views of a turn."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+
+from inspector.app.attempts_view import AttemptsView, group_attempts
+from inspector.core.events import RunFinished
+from inspector.core.live import LiveRun
+from tests.app.timeline_fixtures import demo_run, stored_run
+
+
+def make_view(qtbot: QtBot) -> AttemptsView:
+    view = AttemptsView()
+    qtbot.addWidget(view)
+    view.resize(1300, 850)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def test_one_column_per_attempt_with_candidate_verdicts_and_feedback(qtbot: QtBot) -> None:
+    record = demo_run("retry-feedback")[1]
+    view = make_view(qtbot)
+    view.show_run(stored_run("retry-feedback"))
+    columns = view.attempt_columns
+    assert len(columns) == 3
+    assert "Attempt 1" in columns[0].title.text() and "cleared" in columns[0].title.text()
+    assert "cleared" not in columns[2].title.text()
+    second = columns[1].body.toPlainText()
+    assert record.steps[2].response is not None
+    assert record.steps[2].response.text in second
+    assert "171 characters > 160" in second
+    assert "An SMS holds 160 characters at most. Shorten it." in second
+    assert "lookup_contact" in columns[0].body.toPlainText()  # its tool step, in brief
+    assert record.output in view.kept.body.toPlainText()
+
+
+def test_the_three_views_of_the_turn(qtbot: QtBot) -> None:
+    record = demo_run("retry-feedback")[1]
+    view = make_view(qtbot)
+    view.show_run(stored_run("retry-feedback"))
+    final_call = view.final_call.body.toPlainText()
+    for message in record.steps[-1].request.messages:
+        assert (message.content or "") in final_call
+    transcript = view.transcript.body.toPlainText()
+    assert "**Hi Sam!**" not in transcript  # cleared from what was persisted
+    assert record.output in transcript
+    streamed = view.streamed.body.toPlainText()
+    assert streamed.count("shown, then cleared") == 2
+    assert "**Hi Sam!**" in streamed
+
+
+def test_fallback_is_named_as_the_handlers_value(qtbot: QtBot) -> None:
+    view = make_view(qtbot)
+    view.show_run(stored_run("invalid-output-fallback"))
+    kept = view.kept.body.toPlainText()
+    assert "fallback" in kept and "Supplied by the invalid-output handler" in kept
+    assert len(view.attempt_columns) == 3
+
+
+def test_columns_appear_as_the_run_streams(qtbot: QtBot) -> None:
+    events, record = demo_run("retry-feedback")
+    run = LiveRun()
+    view = make_view(qtbot)
+    view.show_run(run)
+    counts = []
+    for event in events:
+        run.apply(event)
+        view.on_event(event)
+        if isinstance(event, RunFinished):
+            break
+        qtbot.waitUntil(
+            lambda: (
+                len(view.attempt_columns) == len(group_attempts([s.as_step() for s in run.steps]))
+            )
+        )
+        counts.append(len(view.attempt_columns))
+        assert "Written when the run finishes" in view.transcript.body.toPlainText()
+    assert counts[0] == 0 and counts[-1] == 3 and counts == sorted(counts)
+    qtbot.waitUntil(lambda: "succeeded" in view.kept.body.toPlainText())
+    assert record.output in view.transcript.body.toPlainText()

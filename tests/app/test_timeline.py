@@ -1,0 +1,115 @@
+"""TimelineView: selection, Up/Down, the cleared toggle and live growth, on real demo runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from pytestqt.qtbot import QtBot
+
+from inspector.app.timeline_item_model import Column, TimelineRole
+from inspector.app.timeline_view import TimelineView
+from inspector.core.events import StepStarted
+from inspector.core.live import LiveRun
+from tests.app.timeline_fixtures import demo_run, stored_run
+
+
+def make_view(qtbot: QtBot, run: LiveRun) -> TimelineView:
+    view = TimelineView()
+    qtbot.addWidget(view)
+    view.resize(1100, 320)
+    view.show_run(run)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def test_selecting_a_step_emits_its_index(qtbot: QtBot) -> None:
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    with qtbot.waitSignal(view.stepSelected) as signal:
+        view.select_step(3)
+    assert signal.args == [3]
+    assert view.selected_step() == 3
+    with qtbot.waitSignal(view.stepSelected) as signal:
+        view.select_last()
+    assert signal.args == [4]
+
+
+def test_up_and_down_move_between_steps_skipping_attempt_headers(qtbot: QtBot) -> None:
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    view.select_step(2)
+    view.table.setFocus()
+    seen: list[int] = []
+    view.stepSelected.connect(seen.append)
+    qtbot.keyClick(view.table, Qt.Key.Key_Down)  # over the "Attempt 2" header
+    qtbot.keyClick(view.table, Qt.Key.Key_Down)
+    qtbot.keyClick(view.table, Qt.Key.Key_Up)
+    qtbot.keyClick(view.table, Qt.Key.Key_Up)
+    qtbot.keyClick(view.table, Qt.Key.Key_Up)
+    assert seen == [3, 4, 3, 2, 1]
+
+
+def test_the_toggle_hides_cleared_attempts_and_keeps_the_selection(qtbot: QtBot) -> None:
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    assert view.show_cleared_box.text() == "Show cleared attempts"
+    view.select_step(4)
+    assert view.model.rowCount() == 7
+    view.show_cleared_box.click()
+    assert view.model.rowCount() == 4
+    assert view.model.row_of_step(2) == -1
+    assert view.selected_step() == 4
+    view.select_step(2)  # hidden: nothing to select
+    assert view.selected_step() == 4
+    view.set_show_cleared(True)
+    assert view.show_cleared_box.isChecked() and view.model.rowCount() == 7
+
+
+def test_attempt_headers_span_the_row(qtbot: QtBot) -> None:
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    headers = [r for r in range(view.model.rowCount()) if view.model.step_at(r) == 0]
+    assert headers == [0, 3, 5]
+    assert all(view.table.columnSpan(r, 0) == len(Column) for r in headers)
+    assert view.table.columnSpan(1, 0) == 1
+
+
+def test_the_timeline_grows_while_the_run_streams(qtbot: QtBot) -> None:
+    events, record = demo_run("retry-feedback")
+    run = LiveRun()
+    view = make_view(qtbot, run)
+    row_counts = []
+    for event in events:
+        run.apply(event)
+        view.on_event(event)
+        if isinstance(event, StepStarted):
+            row_counts.append(view.model.rowCount())
+            status = view.model.index(view.model.row_of_step(event.index), 0).data(
+                TimelineRole.STATUS
+            )
+            assert status == "pending"
+    assert row_counts == [2, 3, 5, 7]
+    assert view.summary.text() == "4 steps · 3 attempts · 2 cleared"
+    with qtbot.waitSignal(view.stepSelected) as signal:
+        view.select_last()
+    assert signal.args == [record.steps[-1].index]
+    # New rows get their header spans as they arrive.
+    assert view.table.columnSpan(view.model.row_of_step(4) - 1, 0) == len(Column)
+
+
+def test_renders_in_light_and_dark(qtbot: QtBot, tmp_path: Path) -> None:
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    view.select_step(2)
+    image = view.grab().toImage()
+    image.save(str(tmp_path / "timeline.png"))
+    colours = {
+        image.pixelColor(x, y).name()
+        for x in range(0, image.width(), 7)
+        for y in range(0, image.height(), 5)
+    }
+    assert len(colours) > 20  # text, chips, bars and selection, not a blank pane
+    palette = view.palette()
+    palette.setColor(palette.ColorRole.Base, QColor("#1e1e1e"))
+    palette.setColor(palette.ColorRole.Text, QColor("#e6e6e6"))
+    view.setPalette(palette)
+    dark = view.grab().toImage()
+    assert dark.pixelColor(dark.width() // 2, dark.height() - 5).lightness() < 60
