@@ -210,6 +210,28 @@ def transport_error(exc: Exception, *, provider: str, partial_text: str = "") ->
     return error
 
 
+def secrets_of(request: httpx.Request) -> list[str]:
+    """The credential values a request carries (header values and query values with secret
+    names), so they can be scrubbed from anything that echoes them back."""
+    values = [v for k, v in request.headers.items() if _is_secret_name(k)]
+    values += [v for k, v in request.url.params.multi_items() if _is_secret_name(k)]
+    found = {part for v in values for part in (v, v.split(" ", 1)[-1]) if len(part) >= 8}
+    return sorted(found, key=len, reverse=True)
+
+
+def scrubbed(error: ProviderError, secrets: list[str]) -> ProviderError:
+    """``error`` with any secret its message echoes (a server quoting the key) replaced."""
+    message = str(error)
+    if not any(secret in message for secret in secrets):
+        return error
+    for secret in secrets:
+        message = message.replace(secret, REDACTED)
+    clean = ProviderError(message, status=error.status, retryable=error.retryable, kind=error.kind)
+    clean.transport_retries = error.transport_retries
+    clean.partial_text = error.partial_text
+    return clean
+
+
 @dataclass
 class Opened:
     """A request that got a 2xx answer: the streaming response and the retries it took."""
@@ -300,6 +322,7 @@ class HttpSession:
         retries = 0
         recorded_url = redact_url(request.url)
         recorded_headers = redact_headers(dict(request.headers))
+        secrets = secrets_of(request)
         while True:
             response: httpx.Response | None = None
             error: ProviderError
@@ -320,7 +343,7 @@ class HttpSession:
             await self._drop_connection()
             if not error.retryable or retries >= self.retry.max_retries:
                 error.transport_retries = retries
-                raise error
+                raise scrubbed(error, secrets)
             await self.sleep(self.retry.delay(retries, retry_after, self.rng))
             retries += 1  # the same Request object goes out again (on a new client if dropped)
         try:
@@ -328,13 +351,16 @@ class HttpSession:
         except ProviderError as exc:
             exc.transport_retries = retries
             await self._drop_connection_after(response)
-            raise
+            clean = scrubbed(exc, secrets)
+            if clean is exc:
+                raise
+            raise clean from None
         except httpx.HTTPError as exc:
             await self._drop_connection_after(response)
             error = transport_error(exc, provider=self.provider)
             error.retryable = False  # bytes were consumed: the caller decides, not us
             error.transport_retries = retries
-            raise error from exc
+            raise scrubbed(error, secrets) from exc
         finally:
             await response.aclose()
 

@@ -237,3 +237,19 @@ async def test_owned_client_is_dropped_after_error_when_asked(
     async with http.open(http.build_request("chat", {})):
         pass
     await http.aclose()
+
+
+async def test_a_server_echoing_the_key_never_gets_it_into_the_error(
+    loopback: LoopbackServer, no_sleep: RecordingSleep
+) -> None:
+    loopback.queue(
+        json_reply({"error": {"message": f"Incorrect API key provided: {SECRET}."}}, status=401)
+    )
+    http = session(loopback, no_sleep)
+    request = http.build_request("chat", {}, auth_headers={"authorization": f"Bearer {SECRET}"})
+    with pytest.raises(ProviderError) as info:
+        async with http.open(request):
+            pass
+    assert str(info.value) == f"test: HTTP 401: Incorrect API key provided: {REDACTED}."
+    assert info.value.status == 401 and not info.value.retryable
+    await http.aclose()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +43,21 @@ def scenario(base_url: str, **extra: Any) -> Scenario:
     return scenario_from_dict(data, source="loopback.toml", base_dir=Path.cwd())
 
 
+_OPEN: list[OpenAIProvider] = []
+
+
 def provider(s: Scenario, sleep: RecordingSleep) -> OpenAIProvider:
-    return OpenAIProvider(s.model, sleep=sleep)
+    """A provider owning its client; closed after the test (a turn does not close it)."""
+    built = OpenAIProvider(s.model, sleep=sleep)
+    _OPEN.append(built)
+    return built
+
+
+@pytest.fixture(autouse=True)
+async def close_providers() -> AsyncIterator[None]:
+    yield
+    while _OPEN:
+        await _OPEN.pop().aclose()
 
 
 def sse_text(text: str) -> bytes:
@@ -202,3 +216,47 @@ async def test_read_timeout_mid_stream_is_reported(
             pass
     assert info.value.kind == "ReadTimeout"
     assert info.value.partial_text == "The capital"
+
+
+def llama_scenario(base_url: str, **model: Any) -> Scenario:
+    data = {
+        "name": "llama",
+        "model": {"provider": "openai", "name": "gemma", "base_url": base_url + "#server=llama.cpp",
+                  **model},
+        "prompt": {"user": "hi"},
+    }  # fmt: skip
+    return scenario_from_dict(data, source="llama.toml", base_dir=Path.cwd())
+
+
+async def test_llama_cpp_500_is_not_retried_and_the_next_call_works(
+    loopback: LoopbackServer, no_sleep: RecordingSleep
+) -> None:
+    s = llama_scenario(loopback.base_url)
+    loopback.queue(
+        json_reply({"error": {"code": 500, "message": "validation error", "type": "server_error"}},
+                   500),
+        sse_reply(sse_text("fine"), chunk_size=40),
+    )  # fmt: skip
+    llama = provider(s, no_sleep)
+    request = StepRequest(system="", messages=[])
+    with pytest.raises(ProviderError, match="HTTP 500: validation error") as info:
+        async for _ in llama.stream(request):
+            pass
+    assert info.value.transport_retries == 0
+    first_client = llama.http.client
+    chunks = [c async for c in llama.stream(request)]
+    assert chunks[-1].kind == "completed"
+    assert llama.http.client is first_client  # built afresh after the error, then kept
+    assert "#" not in loopback.received[1].path
+    await llama.aclose()
+
+
+async def test_empty_200_stream_is_a_clear_error(
+    loopback: LoopbackServer, no_sleep: RecordingSleep
+) -> None:
+    s = scenario(loopback.base_url)
+    loopback.queue(sse_reply(b"", chunk_size=10))
+    record = await run_turn(s, provider(s, no_sleep))
+    assert record.status == "error"
+    assert record.error is not None and record.error.type == "EmptyStream"
+    assert "empty stream" in record.error.message
