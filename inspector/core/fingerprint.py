@@ -1,9 +1,10 @@
 """Request fingerprints for replay: when is a model request "the same" as a recorded one?
 
 A fingerprint is the sha256 of a canonical JSON document (sorted keys, no white space, UTF-8)
-holding everything that decides what a model answers: the messages, the system prompt, the tools,
-``tool_choice``, the response format, the model name and its sampling settings. Two requests with
-the same fingerprint are byte-identical on those parts, whichever process or store built them.
+holding everything that decides what a model answers: the system prompt, the messages and the
+tools (each as the sha256 of its own canonical JSON), ``tool_choice``, the response format, the
+model name and its sampling settings. Two requests with the same fingerprint are byte-identical
+on those parts, whichever process or store built them.
 
 ``first_difference`` says, in one line, why two requests do *not* match — what a replay's
 divergence error shows.
@@ -23,6 +24,7 @@ from inspector.core.records import StepRequest
 from inspector.core.scenario import ModelConfig
 
 __all__ = [
+    "Fingerprinter",
     "ModelSettings",
     "canonical_json",
     "first_difference",
@@ -59,20 +61,47 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _request_document(request: StepRequest) -> dict[str, Any]:
-    return {
-        "system": request.system,
-        "messages": [m.model_dump(mode="json") for m in request.messages],
-        "tools": [t.model_dump(mode="json") for t in request.tools],
-        "tool_choice": request.tool_choice,
-        "response_format": request.response_format,
-    }
+def _digest(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+class Fingerprinter:
+    """Computes request fingerprints, hashing each message once.
+
+    A turn's requests repeat the whole history, so hashing every message of every request
+    would cost quadratic time in the turn's length. A request's document holds each message's
+    own digest instead, and digests are cached per message object: messages are frozen and the
+    loop shares them between requests, so each is hashed once per turn."""
+
+    def __init__(self) -> None:
+        # id(obj) -> (obj, digest); holding obj keeps its id from being reused while cached.
+        self._digests: dict[int, tuple[object, str]] = {}
+
+    def _cached(self, obj: BaseModel) -> str:
+        hit = self._digests.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        digest = _digest(obj.model_dump(mode="json"))
+        self._digests[id(obj)] = (obj, digest)
+        return digest
+
+    def __call__(self, request: StepRequest, settings: ModelSettings) -> str:
+        """The sha256 (hex) of the canonical request plus the model settings."""
+        document = {
+            "system": request.system,
+            "messages": [self._cached(m) for m in request.messages],
+            "tools": [self._cached(t) for t in request.tools],
+            "tool_choice": request.tool_choice,
+            "response_format": request.response_format,
+            "model": settings.model_dump(mode="json"),
+        }
+        return _digest(document)
 
 
 def request_fingerprint(request: StepRequest, settings: ModelSettings) -> str:
-    """The sha256 (hex) of the canonical request plus the model settings."""
-    document = {"request": _request_document(request), "model": settings.model_dump(mode="json")}
-    return hashlib.sha256(canonical_json(document).encode("utf-8")).hexdigest()
+    """The sha256 (hex) of the canonical request plus the model settings (see ``Fingerprinter``
+    to fingerprint many requests of one turn)."""
+    return Fingerprinter()(request, settings)
 
 
 # ---- why two requests differ -------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -180,6 +181,11 @@ def _accepted(verdicts: Sequence[Verdict]) -> bool:
 
 
 def _flips(step: int, before: Sequence[Verdict], after: Sequence[Verdict]) -> list[Flip]:
+    if len(before) == len(after) and all(
+        a.validator == b.validator and a.status == b.status
+        for a, b in zip(before, after, strict=True)
+    ):
+        return []  # the common case, without building dictionaries
     old = {v.validator: v.status for v in before}
     new = {v.validator: v.status for v in after}
     names = list(new) + [n for n in old if n not in new]
@@ -224,23 +230,38 @@ async def revalidate(
     with, for its output plan) with ``validators``."""
     plan = scenario_plan(scenario)
     every_step = any(v.spec.when == "every_step" for v in validators)
-    result = Revalidation(run_id=record.run_id, scenario=record.scenario)
+    # Plain dicts, validated into the result once at the end: building one pydantic object per
+    # verdict (even with model_construct) cost more than judging it (bench/replay.py).
+    verdicts: list[dict[str, Any]] = []
+    flips: list[Flip] = []
+    outputs = 0
+    accepted_before: int | None = None
+    accepted_after: int | None = None
     for step in record.steps:
         judged = await _rejudge(step, plan, validators, every_step, scenario.name)
         if judged is None:
             continue
-        is_candidate, verdicts = judged
-        result.verdicts += [
-            StepVerdict(step=step.index, attempt=step.attempt, **v.model_dump()) for v in verdicts
-        ]
-        result.flips += _flips(step.index, step.verdicts, verdicts)
+        is_candidate, new = judged
+        where = {"step": step.index, "attempt": step.attempt}
+        verdicts += [{**v.__dict__, **where} for v in new]
+        flips += _flips(step.index, step.verdicts, new)
         if is_candidate:
-            result.outputs += 1
-            if result.accepted_before is None and _accepted(step.verdicts):
-                result.accepted_before = step.index
-            if result.accepted_after is None and _accepted(verdicts):
-                result.accepted_after = step.index
-    return result
+            outputs += 1
+            if accepted_before is None and _accepted(step.verdicts):
+                accepted_before = step.index
+            if accepted_after is None and _accepted(new):
+                accepted_after = step.index
+    return Revalidation.model_validate(
+        {
+            "run_id": record.run_id,
+            "verdicts": verdicts,
+            "flips": flips,
+            "scenario": record.scenario,
+            "outputs": outputs,
+            "accepted_before": accepted_before,
+            "accepted_after": accepted_after,
+        }
+    )
 
 
 # ---- across runs: the pass/fail matrix ------------------------------------------------------

@@ -18,10 +18,10 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from inspector.core.errors import ReplayDivergence
 from inspector.core.events import EventSink, discard
 from inspector.core.fingerprint import (
+    Fingerprinter,
     ModelSettings,
     first_difference,
     model_settings,
-    request_fingerprint,
 )
 from inspector.core.loop import Turn
 from inspector.core.provider import (
@@ -34,7 +34,7 @@ from inspector.core.provider import (
 )
 from inspector.core.recording import RecordedTools, scenario_of
 from inspector.core.records import RunRecord, Step, StepRequest
-from inspector.core.scenario import Scenario
+from inspector.core.scenario import ModelConfig, Scenario
 from inspector.providers.scripted import ScriptedProvider
 
 __all__ = ["ANSWERING_STATUSES", "ReplayProvider", "replay_turn"]
@@ -63,10 +63,11 @@ class ReplayProvider:
         self.settings = settings
         self.live = live
         self.name = f"replay+{live.name}" if live is not None else "replay"
+        self._fingerprint = Fingerprinter()
         self._answers: dict[str, deque[Step]] = {}
         for step in record.steps:
             if step.status in ANSWERING_STATUSES and step.response is not None:
-                key = request_fingerprint(step.request, recorded_settings)
+                key = self._fingerprint(step.request, recorded_settings)
                 self._answers.setdefault(key, deque()).append(step)
         self._calls = 0
         self.replayed: list[int] = []  # step positions answered from the recording
@@ -80,7 +81,7 @@ class ReplayProvider:
     def stream(self, request: StepRequest) -> AsyncIterator[ProviderChunk]:
         self._calls += 1
         position = self._calls
-        queue = self._answers.get(request_fingerprint(request, self.settings))
+        queue = self._answers.get(self._fingerprint(request, self.settings))
         if queue:
             self.replayed.append(position)
             return _from_recording(queue.popleft())
@@ -137,7 +138,9 @@ def replay_turn(
     scenario = scenario_of(record, overrides)
     provider = ReplayProvider(
         record,
-        recorded_settings=model_settings(scenario_of(record).model),
+        recorded_settings=model_settings(
+            ModelConfig.model_validate(record.scenario_source.get("model", {}))
+        ),
         settings=model_settings(scenario.model),
         live=live(scenario) if live is not None else None,
     )

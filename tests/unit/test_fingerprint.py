@@ -8,6 +8,7 @@ import pytest
 
 from inspector.core import fingerprint
 from inspector.core.fingerprint import (
+    Fingerprinter,
     ModelSettings,
     canonical_json,
     first_difference,
@@ -39,6 +40,7 @@ def request(*messages: Message, **fields: object) -> StepRequest:
 
 def test_public_surface() -> None:
     assert sorted(fingerprint.__all__) == [
+        "Fingerprinter",
         "ModelSettings",
         "canonical_json",
         "first_difference",
@@ -61,6 +63,20 @@ def test_equal_requests_have_equal_fingerprints_across_a_json_round_trip() -> No
     assert request_fingerprint(original, SETTINGS) == request_fingerprint(reloaded, SETTINGS)
     digest = request_fingerprint(original, SETTINGS)
     assert len(digest) == 64 and int(digest, 16) >= 0
+
+
+def test_a_fingerprinter_hashes_shared_messages_once_and_agrees_with_a_fresh_hash() -> None:
+    fingerprints = Fingerprinter()
+    history = [user("Tell Sam.")]
+    for i in range(5):  # a growing turn: each request repeats the previous messages
+        req = request(*history)
+        assert fingerprints(req, SETTINGS) == request_fingerprint(req, SETTINGS)
+        history.append(assistant(f"draft {i}"))
+    # A new message object with the same content has the same digest; a changed one does not.
+    copy = request(*[m.model_copy() for m in history])
+    assert fingerprints(copy, SETTINGS) == request_fingerprint(request(*history), SETTINGS)
+    changed = request(*history[:-1], assistant("draft X"))
+    assert fingerprints(changed, SETTINGS) != fingerprints(request(*history), SETTINGS)
 
 
 def test_argument_key_order_does_not_matter() -> None:
