@@ -29,8 +29,11 @@ system-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	else echo "warning: Qt needs these system packages:$$missing"; fi
 
+# The window on a real display: the offscreen default above is for tests, so drop it unless
+# QT_QPA_PLATFORM came from the caller's environment.
 run: $(STAMP)
-	$(BIN)/agent-inspector run demo:retry-feedback
+	$(if $(filter environment,$(origin QT_QPA_PLATFORM)),,env -u QT_QPA_PLATFORM) \
+	  $(BIN)/agent-inspector gui demo:retry-feedback
 
 test: $(STAMP)
 	$(BIN)/ruff check inspector tests bench

@@ -79,7 +79,7 @@ class LibraryPanel(QSplitter):
         header = self.run_list.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in ((STATUS, 96), (SCENARIO, 130), (TERMINATION, 118), (STARTED, 70)):
+        for column, width in ((STATUS, 104), (SCENARIO, 112), (TERMINATION, 120), (STARTED, 70)):
             self.run_list.setColumnWidth(column, width)
         self.run_list.selectionModel().currentChanged.connect(self._run_changed)
 

@@ -8,12 +8,13 @@ goes to the ``LiveRun`` first, then to the views showing that run.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
+    QScrollArea,
     QStyle,
     QTabWidget,
     QToolBar,
@@ -141,17 +142,20 @@ class MainWindow(QMainWindow):
         left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
         self.library_dock = self._dock("Scenarios and runs", "libraryDock", self.library, left)
         self.detail_dock = self._dock("Step", "stepDock", self.detail, right)
+        # Its columns want ~600 px; scrolled, they no longer set the width of the whole dock area.
+        attempts_scroll = QScrollArea()
+        attempts_scroll.setWidgetResizable(True)
+        attempts_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        attempts_scroll.setWidget(self.attempts)
         self.attempts_dock = self._dock(
-            "Attempts side by side", "attemptsDock", self.attempts, right
+            "Attempts side by side", "attemptsDock", attempts_scroll, right
         )
         self.policy_dock = self._dock("Policy", "policyDock", self.policy, right)
         self.setTabPosition(Qt.DockWidgetArea.RightDockWidgetArea, QTabWidget.TabPosition.North)
         self.tabifyDockWidget(self.detail_dock, self.attempts_dock)
         self.tabifyDockWidget(self.attempts_dock, self.policy_dock)
         self.detail_dock.raise_()
-        self.resizeDocks(
-            [self.library_dock, self.detail_dock], [250, 500], Qt.Orientation.Horizontal
-        )
+        self._docks_sized = False
 
     def _action(self, text: str, keys: list[str], slot: object, tip: str = "") -> QAction:
         action = QAction(text, self)
@@ -231,6 +235,9 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message("info", "Choose a scenario to run first.")
             return
         if self.runner.busy:
+            return
+        if self.policy.scenario is None:  # it did not load: the runner says why, in the window
+            self.runner.start(ref)
             return
         errors = self.policy.errors()
         if errors:
@@ -332,6 +339,16 @@ class MainWindow(QMainWindow):
     def _failed(self, message: str) -> None:
         self.statusBar().clearMessage()
         self.message_bar.show_message("error", message)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._docks_sized:  # sizes apply once the window has its own (first show)
+            self._docks_sized = True
+            width = self.width()
+            sizes = [max(240, width // 5), max(420, width * 5 // 14)]
+            self.resizeDocks(
+                [self.library_dock, self.detail_dock], sizes, Qt.Orientation.Horizontal
+            )
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.runner.stop()  # the engine records it as cancelled if the loop gets to run

@@ -115,10 +115,11 @@ class TurnRunner(QObject):
         self._store = store
         self._prepare = prepare
         self._task: asyncio.Task[None] | None = None
+        self._busy = False  # until busyChanged(False) went out, not merely until the task ended
 
     @property
     def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return self._busy
 
     def warm_up(self) -> None:
         """Pre-imports what the first HTTP request would import on the UI thread."""
@@ -131,7 +132,8 @@ class TurnRunner(QObject):
             return False
         self._task = asyncio.get_event_loop().create_task(self._run(ref, list(overrides or [])))
         # A done callback, not a finally: a task cancelled before its first step runs no code.
-        self._task.add_done_callback(lambda _task: self.busyChanged.emit(False))
+        self._task.add_done_callback(self._idle)
+        self._busy = True
         self.busyChanged.emit(True)
         return True
 
@@ -157,6 +159,10 @@ class TurnRunner(QObject):
             self.finished.emit(record)
         finally:
             await _close_provider(turn.provider)
+
+    def _idle(self, _task: asyncio.Task[None]) -> None:
+        self._busy = False
+        self.busyChanged.emit(False)
 
     def _publish(self, event: Event) -> None:
         if event.kind == "run_started":

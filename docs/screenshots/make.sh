@@ -1,0 +1,15 @@
+#!/bin/sh
+# Regenerates the window screenshots of the five offline demos (1400×900, final step selected):
+#   docs/screenshots/make.sh
+# Runs each demo in the window on Qt's offscreen platform, recorded into a throwaway store.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+python=${PYTHON:-$root/.venv/bin/python}
+db=$(mktemp -d)
+trap 'rm -rf "$db"' EXIT
+for demo in retry-feedback step-cap final-answer-tool empty-final invalid-output-fallback; do
+  QT_QPA_PLATFORM=offscreen "$python" -m inspector gui "demo:$demo" \
+    --db "$db/runs.sqlite3" --screenshot "$here/$demo.png"
+  echo "wrote docs/screenshots/$demo.png"
+done

@@ -1,0 +1,87 @@
+"""The shell's item models, checked by qtmodeltester, and the text of their cells."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.modeltest import ModelTester
+
+from inspector.app.runs_item_model import (
+    COLUMNS,
+    RUN_ID_ROLE,
+    RunsItemModel,
+    duration_text,
+    run_cells,
+    started_text,
+)
+from inspector.app.scenarios_item_model import REF_ROLE, ScenariosItemModel
+from inspector.store import RunSummary
+
+
+def _summary(run_id: str, status: str = "succeeded", **changes: object) -> RunSummary:
+    fields: dict[str, object] = {
+        "run_id": run_id,
+        "scenario": "retry-feedback",
+        "status": status,
+        "termination": "validator_exhausted" if status == "failed" else "stop",
+        "started_at": "2026-01-04T09:30:00.000+00:00",
+        "duration_ms": 1530.0,
+        "steps": 4,
+        "input_tokens": 370,
+        "output_tokens": 84,
+        "replay_of": None,
+        "provider": "scripted",
+        "model": "demo",
+    }
+    return RunSummary.model_validate({**fields, **changes})
+
+
+def test_runs_item_model(qtmodeltester: ModelTester) -> None:
+    model = RunsItemModel()
+    qtmodeltester.check(model)
+    model.set_runs(
+        [_summary("b2"), _summary("a1", "failed", replay_of="b2"), _summary("c3", "running")]
+    )
+    qtmodeltester.check(model)
+    assert model.rowCount() == 3 and model.columnCount() == len(COLUMNS)
+    assert model.index(1, 0).data() == "failed"
+    assert model.index(1, 1).data() == "retry-feedback (replay of b2)"
+    assert model.index(1, 2).data() == "validator exhausted"
+    assert model.index(1, 0).data(RUN_ID_ROLE) == "a1"
+    for row in range(3):  # the running run has an icon too
+        assert not model.index(row, 0).data(Qt.ItemDataRole.DecorationRole).isNull()
+    assert model.row_of("c3") == 2 and model.row_of("zz") == -1
+    model.set_runs([])
+    assert model.rowCount() == 0
+
+
+def test_run_cells_text() -> None:
+    cells = run_cells(_summary("a1"))
+    assert cells[4:] == ("4", "370 → 84", "1.5 s", "a1")
+    assert duration_text(12.4) == "12 ms"
+
+
+def test_started_text_is_local_time_today_and_a_date_otherwise() -> None:
+    now = datetime(2026, 1, 4, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+    when = now.astimezone().replace(hour=9, minute=30, second=5)
+    assert started_text(when.isoformat(), now) == "09:30:05"
+    earlier = (when - timedelta(days=3)).isoformat()
+    assert started_text(earlier, now) == (when - timedelta(days=3)).strftime("%Y-%m-%d %H:%M")
+    assert started_text("not a time") == "not a time"
+
+
+def test_scenarios_item_model(qtmodeltester: ModelTester, tmp_path: Path) -> None:
+    model = ScenariosItemModel(["retry-feedback", "step-cap"])
+    qtmodeltester.check(model)
+    assert [model.index(r).data() for r in range(2)] == ["demo:retry-feedback", "demo:step-cap"]
+    path = tmp_path / "mine.toml"
+    assert model.add_file(path) == 0
+    qtmodeltester.check(model)
+    assert model.index(0).data() == "mine.toml"
+    assert model.index(0).data(REF_ROLE) == str(path.resolve())
+    assert model.add_file(path) == 0 and model.rowCount() == 3  # listed once
+    assert model.ensure("demo:step-cap") == 2
+    assert model.ensure("demo:nope") == -1
+    assert not model.index(2).data(Qt.ItemDataRole.DecorationRole).isNull()
