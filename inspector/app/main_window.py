@@ -36,7 +36,7 @@ from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
 from inspector.resources import demo_names, resolve_scenario
-from inspector.store import Store
+from inspector.store import RunStillRecording, Store
 
 TITLE = "Agent Inspector"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
@@ -256,6 +256,12 @@ class MainWindow(QMainWindow):
             return
         try:
             record = self.store.load(run_id)
+        except RunStillRecording:  # another window or `run` is recording it: what it has so far
+            partial = LiveRun()
+            for stored in self.store.events(run_id):
+                partial.apply(stored.event)
+            self._show(partial)
+            return
         except InspectorError as exc:
             self.message_bar.show_message("error", str(exc))
             return

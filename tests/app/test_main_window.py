@@ -233,3 +233,29 @@ def test_run_title_and_problem_lines(window: MainWindow, qtbot: QtBot) -> None:
     problem = record_problem(record)
     assert problem is not None and problem.startswith(f"Run {record.run_id} failed")
     assert record_problem(record.model_copy(update={"status": "succeeded"})) is None
+
+
+def test_a_run_still_being_recorded_elsewhere_shows_what_it_has(
+    window: MainWindow, store: Store, qtbot: QtBot
+) -> None:
+    import asyncio
+
+    from inspector.core.events import RunFinished
+    from inspector.core.loop import Turn
+    from inspector.providers.factory import build_provider
+    from inspector.resources import resolve_scenario
+
+    scenario = resolve_scenario("demo:step-cap")
+    events: list[Event] = []
+    task = asyncio.ensure_future(Turn(scenario, build_provider(scenario), events.append).run())
+    qtbot.waitUntil(task.done, timeout=20_000)
+    record = task.result()
+    recorder = store.recorder()  # a writer that is alive and has not seen the end yet
+    for event in events:
+        if not isinstance(event, RunFinished):
+            recorder(event)
+    window.refresh_runs()
+    window.library.select_run(record.run_id)
+    assert window.shown is not None and window.shown.run_id == record.run_id
+    assert not window.shown.finished and len(window.shown.steps) == len(record.steps)
+    assert "running" in window.run_heading.text()
