@@ -9,7 +9,8 @@ export QT_QPA_PLATFORM ?= offscreen
 QT_DEBS := libgl1 libegl1 libxcb1 libfontconfig1 libglib2.0-0 libdbus-1-3 libxkbcommon0 \
            libgssapi-krb5-2 fonts-dejavu-core
 
-.PHONY: run test test-local local-model lint typecheck bench setup system-deps clean
+.PHONY: run test test-local local-model lint typecheck bench setup system-deps clean \
+        package package-test
 
 setup: $(STAMP)
 
@@ -64,6 +65,15 @@ local-model: $(STAMP)
 
 test-local: $(STAMP)
 	$(BIN)/python -m pytest -q -m local_model
+
+# The standalone app (issue 7): a PyInstaller one-dir bundle in dist/agent-inspector/.
+package: $(STAMP)
+	PYTHON=$(BIN)/python packaging/build.sh
+
+# Builds the bundle and runs its headless --self-test (tests/packaging, marker `package`).
+package-test: $(STAMP)
+	$(BIN)/python -c 'import PyInstaller' 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[package]'
+	$(BIN)/python -m pytest -q -m package tests/packaging
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,96 @@
+"""Builds the standalone app with ``packaging/agent-inspector.spec`` and runs the frozen binary.
+
+Slow (a PyInstaller build: ~40 s on 2 cores): marked ``package``, run by ``make package-test``;
+skipped where PyInstaller is not installed (``pip install -e '.[package]'``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PyInstaller", reason="PyInstaller is not installed (.[package])")
+
+pytestmark = [pytest.mark.package, pytest.mark.timeout(900)]
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = ROOT / "packaging" / "agent-inspector.spec"
+NAME = "agent-inspector"
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The built one-dir bundle (built once for this module, outside the checkout's dist/)."""
+    out = tmp_path_factory.mktemp("bundle")
+    build = subprocess.run(
+        [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
+         "--distpath", str(out / "dist"), "--workpath", str(out / "build"), str(SPEC)],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr[-4000:]
+    assert "bundle: " in build.stdout, "the spec reports the bundle size"
+    yield out / "dist" / NAME
+
+
+def _frozen(bundle: Path, *args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        # The frozen app must not lean on the checkout or the venv.
+        if key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
+    }
+    env |= {"QT_QPA_PLATFORM": "offscreen", "AGENT_INSPECTOR_DB": str(tmp_path / "runs.sqlite3")}
+    return subprocess.run(
+        [str(bundle / NAME), *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_frozen_self_test_passes_headless(bundle: Path, tmp_path: Path) -> None:
+    result = _frozen(bundle, "gui", "--self-test", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "self-test: ok   the run succeeded" in result.stdout
+    assert "FAIL" not in result.stdout
+
+
+def test_frozen_cli_runs_a_demo_from_the_bundled_resources(bundle: Path, tmp_path: Path) -> None:
+    result = _frozen(bundle, "run", "demo:retry-feedback", "--json", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["status"] == "succeeded"
+    assert record["scenario_origin"] == "demo:retry-feedback"
+    # The demo was read from inside the bundle, where a wheel keeps it, not from the checkout.
+    assert Path(record["scenario_dir"]).is_relative_to(bundle.resolve())
+    assert Path(record["scenario_dir"]).parts[-3:] == ("inspector", "_resources", "demos")
+
+
+def test_frozen_app_lists_every_demo_of_the_checkout(bundle: Path, tmp_path: Path) -> None:
+    result = _frozen(bundle, "demos", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    for demo in sorted((ROOT / "resources" / "demos").glob("*.toml")):
+        assert f"demo:{demo.stem}" in result.stdout
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="library names are Linux's")
+def test_bundle_carries_icons_and_licence_metadata_but_no_unused_qt(bundle: Path) -> None:
+    internal = bundle / "_internal"
+    assert (internal / "inspector" / "_resources" / "icons" / "agent-inspector.svg").is_file()
+    # The About dialog reads licences from these.
+    metadata = {p.name.split("-")[0].lower() for p in internal.glob("*.dist-info")}
+    assert {"agent_inspector", "pydantic", "httpx", "pyside6_essentials", "keyring"} <= metadata
+    qt_libs = {p.name for p in (internal / "PySide6" / "Qt" / "lib").iterdir()}
+    assert "libQt6Widgets.so.6" in qt_libs
+    assert not [lib for lib in qt_libs if lib.startswith(("libQt6Qml", "libQt6Quick"))]
+    assert not (internal / "PySide6" / "Qt" / "translations").exists()
+    assert not list(internal.glob("PySide6/QtQml*"))
