@@ -7,6 +7,7 @@ import asyncio
 import functools
 import os
 
+from inspector.app.refcount_guard import immortalize_none
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.loop import run_turn
@@ -15,6 +16,7 @@ from inspector.providers.factory import build_provider
 from inspector.resources import resolve_scenario
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+immortalize_none()  # shiboken6 6.12.0 on CPython 3.11 drops a None ref per void call
 
 
 @functools.cache
