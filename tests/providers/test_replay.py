@@ -17,11 +17,14 @@ from typing import Any
 
 import pytest
 
+from inspector.core.errors import ReplayDivergence
 from inspector.core.events import Event, RunFinished, StepStarted
-from inspector.core.loop import run_turn
+from inspector.core.fingerprint import ModelSettings
+from inspector.core.loop import Turn, run_turn
+from inspector.core.messages import ToolCall
 from inspector.core.provider import Completed, Provider, ProviderChunk, TextChunk
 from inspector.core.recording import RecordedTools
-from inspector.core.records import RunRecord, Step, StepRequest, StepResponse, ToolCall
+from inspector.core.records import RunRecord, Step, StepRequest, StepResponse
 from inspector.core.scenario import Scenario, scenario_from_dict
 from inspector.providers import replay
 from inspector.providers.factory import build_provider
@@ -77,8 +80,8 @@ def record_of(scenario: Scenario) -> RunRecord:
     return asyncio.run(run_turn(scenario, build_provider(scenario)))
 
 
-def run(turn_record: Any) -> RunRecord:
-    return asyncio.run(turn_record.run())  # type: ignore[no-any-return]
+def run(turn: Turn) -> RunRecord:
+    return asyncio.run(turn.run())
 
 
 def same(step: Step) -> dict[str, Any]:
@@ -126,9 +129,7 @@ def test_public_surface() -> None:
     assert provider.name == "replay"
 
 
-def _settings() -> Any:
-    from inspector.core.fingerprint import ModelSettings
-
+def _settings() -> ModelSettings:
     return ModelSettings(name="demo")
 
 
@@ -505,8 +506,8 @@ def test_a_recorded_call_is_reused_once_per_recorded_execution(tmp_path: Path) -
     call = ToolCall(id="x", name="send_sms", arguments={"to": "Sam", "body": "3pm"})
     config = build(_side_effects(tmp_path), base=tmp_path).tools[1]
     assert hook(call, config).content == "sent to Sam"
-    with pytest.raises(Exception, match="the recording made this call fewer times"):
+    with pytest.raises(ReplayDivergence, match="the recording made this call fewer times"):
         hook(call, config)
     never = ToolCall(id="y", name="lookup_contact", arguments={})
-    with pytest.raises(Exception, match="the recording has no call of lookup_contact"):
+    with pytest.raises(ReplayDivergence, match="the recording has no call of lookup_contact"):
         hook(never, config)
