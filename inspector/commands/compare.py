@@ -1,19 +1,56 @@
-"""``agent-inspector compare``: side-by-side table of runs of one turn."""
+"""``agent-inspector compare RUN_ID RUN_ID ...``: side-by-side table of runs of one turn."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import TextIO
 
-from inspector.core.errors import InspectorError
+from inspector.commands import add_db_argument
 
 NAME = "compare"
 HELP = "side-by-side table of runs of one turn"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("first", metavar="RUN_ID", help="a recorded run (a unique prefix works)")
+    parser.add_argument("others", metavar="RUN_ID", nargs="+", help="runs to compare it with")
+    add_db_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    parser.add_argument(
+        "--any-scenario",
+        action="store_true",
+        help="compare runs of different scenarios too (e.g. after renaming one); warns",
+    )
+    parser.add_argument(
+        "--width", type=int, default=100, metavar="N", help="table width (default 100)"
+    )
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
-    raise InspectorError("compare: not available in this build yet")
+    from inspector.core.errors import ScenarioError
+    from inspector.reports.compare import compare_runs
+    from inspector.reports.compare_text import render_comparison
+    from inspector.store import Store
+
+    with Store.open(args.db) as store:
+        records = [store.load(run_id) for run_id in [args.first, *args.others]]
+    scenarios = list(dict.fromkeys(r.scenario for r in records))
+    if len(scenarios) > 1:
+        listed = ", ".join(f"{r.run_id} is {r.scenario!r}" for r in records)
+        if not args.any_scenario:
+            raise ScenarioError(
+                f"compare: the runs are of different scenarios ({listed}); "
+                "compare runs of one turn, or pass --any-scenario"
+            )
+        print(
+            f"agent-inspector: warning: comparing different scenarios ({listed})", file=sys.stderr
+        )
+    comparison = compare_runs(records)
+    if args.json:
+        json.dump(comparison.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    else:
+        out.write(render_comparison(comparison, width=args.width))
+    return 0

@@ -23,6 +23,7 @@ from inspector.core.records import (
     Termination,
     VerdictStatus,
 )
+from inspector.reports import EXPORT_VERSION
 
 DivergenceAspect = Literal["request", "response", "steps"]
 
@@ -114,6 +115,7 @@ class Outcome(_Model):
 
 
 class Comparison(_Model):
+    version: int = EXPORT_VERSION  # of this JSON shape (``compare --json``)
     runs: list[RunColumn]
     policy_diffs: list[FieldDiff]
     scenario_diffs: list[FieldDiff]  # scenario_source outside [policy], plus provider/model
