@@ -121,15 +121,16 @@ def missing_modules(modules: Sequence[str] | None = None) -> list[str]:
     return [m for m in modules or SERVER_MODULES if importlib.util.find_spec(m) is None]
 
 
-def check_installed(home: Path | None = None) -> Path:
-    """The model file to serve; raises ``NotInstalled`` naming what is missing and the fix."""
+def check_installed(home: Path | None = None, model: Path | None = None) -> Path:
+    """The model file to serve (``model``, else the installed one); raises ``NotInstalled``
+    naming what is missing and the fix."""
     missing = missing_modules()
     if missing:
         raise NotInstalled(
             f"the local model server is not installed (missing: {', '.join(missing)}); "
             f"run `{INSTALL_COMMAND}`"
         )
-    path = model_path(home)
+    path = model or model_path(home)
     if not path.is_file():
         raise NotInstalled(f"no model file at {path}; run `{INSTALL_COMMAND}`")
     return path
@@ -264,13 +265,15 @@ def start(
     *,
     port: int | None = None,
     home: Path | None = None,
+    model: Path | None = None,
     timeout_s: float = 120.0,
     progress: Progress | None = None,
 ) -> ServerState:
     """Starts the server (or returns the one already running) and waits until it answers.
 
     ``port`` None means ``$AGENT_INSPECTOR_LOCAL_MODEL_PORT`` or 8642; 0 means any free port.
-    ``progress`` gets one short line per stage and about once a second while the model loads.
+    ``home`` holds the state file and the log; ``model`` is the .gguf (default: the installed
+    one). ``progress`` gets one short line per stage and about once a second while it loads.
     """
     say = progress or (lambda _line: None)
     current = status(home)
@@ -279,7 +282,7 @@ def start(
             say(f"already starting (pid {current.server.pid}); waiting")
             return _wait_ready(current.server, None, home, timeout_s, say)
         return current.server
-    model = check_installed(home)
+    model = check_installed(home, model)
     chosen = default_port() if port is None else port
     if chosen == 0:
         chosen = free_port()
