@@ -44,6 +44,7 @@ from inspector.timeline import step_kind
 REFRESH_MS = 100
 COLUMN_WIDTH = 300
 TOOL_STEPS_SHOWN = 12
+STREAMING_TAIL = 2_000  # characters of a streaming candidate shown until it finishes
 
 
 def group_attempts(steps: Sequence[Step]) -> list[tuple[int, list[Step]]]:
@@ -75,7 +76,12 @@ def candidate_html(step: Step, dark: bool) -> str:
         body = "".join(json_html(c.arguments, dark) for c in response.tool_calls)
         return bubble("assistant", body, dark, detail=response.tool_calls[0].name)
     if response is not None and response.text:
-        return bubble("assistant", pre_text(response.text), dark)
+        text = response.text
+        if step.status == "pending" and len(text) > STREAMING_TAIL:
+            # Re-laid out on every refresh while it streams: show the tail, all of it when done.
+            skipped = len(text) - STREAMING_TAIL
+            text = f"… ({skipped:,} characters so far above) …" + text[-STREAMING_TAIL:]
+        return bubble("assistant", pre_text(text), dark)
     if step.status == "pending":
         return note("(streaming…)", dark)
     return note("(empty reply: no text, no tool calls)", dark)
