@@ -26,6 +26,9 @@ from inspector.core.records import (
 from inspector.reports import EXPORT_VERSION
 
 DivergenceAspect = Literal["request", "response", "steps"]
+# The parts of a step a divergence names, in the order they are looked at.
+REQUEST_PARTS = ("system", "messages", "tools", "tool_choice", "response_format")
+RESPONSE_PARTS = ("text", "tool_calls", "refusal")
 
 
 class _Model(BaseModel):
@@ -85,6 +88,11 @@ class StepRow(_Model):
     same_request: bool
     same_response: bool
 
+    @property
+    def same(self) -> bool:
+        """Every run has this step, with the same request and response."""
+        return self.same_request and self.same_response and None not in self.cells
+
 
 class Divergence(_Model):
     """The first step where the runs differ: its request, its response, or that only some runs
@@ -133,12 +141,13 @@ def compare_runs(records: Sequence[RunRecord]) -> Comparison:
     if len(records) < 2:
         raise ValueError(f"compare needs two or more runs, got {len(records)}")
     rows = [_step_row(index, records) for index in range(1, _longest(records) + 1)]
+    parted = next((r for r in rows if not r.same), None)
     return Comparison(
         runs=[_column(r) for r in records],
         policy_diffs=field_diffs([r.policy.model_dump(mode="json") for r in records]),
         scenario_diffs=_scenario_diffs(records),
         steps=rows,
-        divergence=first_divergence(records),
+        divergence=divergence_at(parted.index, records) if parted else None,
         outcomes=[_outcome(r) for r in records],
     )
 
@@ -238,16 +247,25 @@ def _cell(step: Step) -> StepCell:
 def _step_row(index: int, records: Sequence[RunRecord]) -> StepRow:
     steps = [_step_at(r, index) for r in records]
     present = [s for s in steps if s is not None]
-    requests = [canonical_request(s.request) for s in present]
     responses = [canonical_response(s.response) for s in present]
     validators = dict.fromkeys(v.validator for s in present for v in s.verdicts)
     return StepRow(
         index=index,
         cells=[_cell(s) if s is not None else None for s in steps],
         validators=list(validators),
-        same_request=all(r == requests[0] for r in requests),
+        same_request=_same_requests([s.request for s in present]),
         same_response=all(r == responses[0] for r in responses),
     )
+
+
+def _same_requests(requests: list[StepRequest]) -> bool:
+    # Equal objects first: each request repeats the whole history, and dumping every one of a
+    # long turn's requests is what made comparing two 1,000-step runs take half a minute.
+    first = requests[0]
+    if all(r == first for r in requests[1:]):
+        return True
+    canonical = canonical_request(first)
+    return all(canonical_request(r) == canonical for r in requests[1:])
 
 
 def canonical_request(request: StepRequest) -> dict[str, Any]:
@@ -282,25 +300,29 @@ def canonical_response(response: StepResponse | None) -> dict[str, Any] | None:
 def first_divergence(records: Sequence[RunRecord]) -> Divergence | None:
     """The first step index where the runs differ, and the first part of it that differs."""
     for index in range(1, _longest(records) + 1):
-        steps = [_step_at(r, index) for r in records]
-        if any(s is None for s in steps):
-            return Divergence(
-                index=index,
-                aspect="steps",
-                field="step",
-                values=[s.status if s is not None else None for s in steps],
-            )
-        present = [s for s in steps if s is not None]
+        divergence = divergence_at(index, records)
+        if divergence is not None:
+            return divergence
+    return None
+
+
+def divergence_at(index: int, records: Sequence[RunRecord]) -> Divergence | None:
+    """How the runs differ at step ``index`` (None: they do not): the step missing in some,
+    else the first differing part of the request, else of the response."""
+    steps = [_step_at(r, index) for r in records]
+    if any(s is None for s in steps):
+        values = [s.status if s is not None else None for s in steps]
+        return Divergence(index=index, aspect="steps", field="step", values=values)
+    present = [s for s in steps if s is not None]
+    if not _same_requests([s.request for s in present]):
         requests = [canonical_request(s.request) for s in present]
-        part = _first_difference(
-            requests, ("system", "messages", "tools", "tool_choice", "response_format")
-        )
+        part = _first_difference(requests, REQUEST_PARTS)
         if part is not None:
             return Divergence(index=index, aspect="request", field=part[0], values=part[1])
-        responses = [canonical_response(s.response) or {} for s in present]
-        part = _first_difference(responses, ("text", "tool_calls", "refusal"))
-        if part is not None:
-            return Divergence(index=index, aspect="response", field=part[0], values=part[1])
+    responses = [canonical_response(s.response) or {} for s in present]
+    part = _first_difference(responses, RESPONSE_PARTS)
+    if part is not None:
+        return Divergence(index=index, aspect="response", field=part[0], values=part[1])
     return None
 
 

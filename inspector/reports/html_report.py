@@ -18,7 +18,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from inspector import __version__
-from inspector.core.records import RunRecord
+from inspector.core.records import RunRecord, Step
 from inspector.reports import EXPORT_VERSION
 from inspector.reports.labels import forced_label, step_kind
 from inspector.reports.redact import redact, scrub_keys
@@ -37,20 +37,46 @@ def render_html(record: RunRecord, *, synthesized: bool = False) -> str:
 
 
 def report_context(record: RunRecord) -> dict[str, Any]:
-    """What the template renders: the redacted record dump plus the derived views."""
-    run: dict[str, Any] = redact(record.model_dump(mode="json"))
-    for data, step in zip(run["steps"], record.steps, strict=True):
+    """What the template renders: the redacted record dump plus the derived views.
+
+    Each step's request carries only the messages that are new since the previous request (see
+    ``repeated_messages``); dumping every full request would make the page — and its build
+    time — grow with the square of the turn's length."""
+    run: dict[str, Any] = redact(record.model_dump(mode="json", exclude={"steps"}))
+    run["steps"] = []
+    previous: Step | None = None
+    for step in record.steps:
+        repeated = repeated_messages(previous, step)
+        data = redact(step.model_dump(mode="json", exclude={"request": {"messages"}}))
         data["kind"] = step_kind(step)
         data["forced_label"] = forced_label(step.forced)
+        data["repeated"] = repeated
+        data["message_count"] = len(step.request.messages)
+        data["new_messages"] = redact(
+            [m.model_dump(mode="json") for m in step.request.messages[repeated:]]
+        )
+        run["steps"].append(data)
+        previous = step
+    final = record.steps[-1].request.model_dump(mode="json") if record.steps else None
     return {
         "run": run,
         "attempts": attempt_groups(run["steps"]),
-        "final_request": run["steps"][-1]["request"] if run["steps"] else None,
+        "final_request": redact(final),
         "streamed": streamed_answers(run["steps"]),
         "termination_text": termination_text(record),
         "app_version": __version__,
         "export_version": EXPORT_VERSION,
     }
+
+
+def repeated_messages(previous: Step | None, step: Step) -> int:
+    """How many leading messages of ``step``'s request are exactly the previous request's
+    messages (all of them, or 0). Each request repeats the whole history, so the page shows only
+    what is new and names the step it continues — linear in turn length, not quadratic."""
+    if previous is None:
+        return 0
+    before, now = previous.request.messages, step.request.messages
+    return len(before) if 0 < len(before) <= len(now) and now[: len(before)] == before else 0
 
 
 def attempt_groups(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:

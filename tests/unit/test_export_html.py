@@ -110,14 +110,36 @@ async def test_cleared_attempts_verdict_reasons_and_feedback_are_shown() -> None
     assert sum(1 for s in record.steps if s.cleared) == 2
 
 
+def _shown_roles(step: Element) -> list[str]:
+    request = step.find("details", class_="request")[0]
+    return [m.attrs["class"].split()[1] for m in request.find("div", class_="msg")]
+
+
 async def test_what_the_model_saw_lists_the_system_prompt_and_messages_by_role() -> None:
     record = await demo_record("retry-feedback")
-    tree = parse(render_html(record))
-    last = tree.root.find("details", class_="step")[-1]
-    request = last.find("details", class_="request")[0]
-    assert record.steps[-1].request.system in request.all_text()
-    roles = [m.attrs["class"].split()[1] for m in request.find("div", class_="msg")]
-    assert roles == [f"role-{m.role}" for m in record.steps[-1].request.messages]
+    steps = parse(render_html(record)).root.find("details", class_="step")
+    first = steps[0].find("details", class_="request")[0]
+    assert record.steps[0].request.system in first.all_text()
+    assert _shown_roles(steps[0]) == [f"role-{m.role}" for m in record.steps[0].request.messages]
+    # Later requests repeat the history: only what is new is shown, after a pointer to the
+    # step whose request it continues (the page stays linear in the turn's length).
+    for element, step, before in zip(steps[1:], record.steps[1:], record.steps[:-1], strict=True):
+        repeated = len(before.request.messages)
+        assert step.request.messages[:repeated] == before.request.messages
+        new = step.request.messages[repeated:]
+        assert _shown_roles(element) == [f"role-{m.role}" for m in new]
+        pointer = element.find("p", class_="repeated")[0]
+        assert f"messages 1–{repeated}" in pointer.all_text()
+        assert pointer.find("a")[0].attrs["href"] == f"#step-{before.index}"
+
+
+async def test_a_rewritten_history_is_shown_whole() -> None:
+    record = await demo_record("retry-feedback", "policy.feedback_history=latest")
+    steps = parse(render_html(record)).root.find("details", class_="step")
+    last, before = record.steps[-1].request.messages, record.steps[-2].request.messages
+    assert last[: len(before)] != before  # "latest" dropped the first failed attempt
+    assert _shown_roles(steps[-1]) == [f"role-{m.role}" for m in last]
+    assert not steps[-1].find("p", class_="repeated")
 
 
 async def test_forced_steps_and_the_final_output_or_error() -> None:
