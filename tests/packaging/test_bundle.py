@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import inspector
+
 pytest.importorskip("PyInstaller", reason="PyInstaller is not installed (.[package])")
 
 pytestmark = [pytest.mark.package, pytest.mark.timeout(900)]
@@ -94,3 +96,24 @@ def test_bundle_carries_icons_and_licence_metadata_but_no_unused_qt(bundle: Path
     assert not [lib for lib in qt_libs if lib.startswith(("libQt6Qml", "libQt6Quick"))]
     assert not (internal / "PySide6" / "Qt" / "translations").exists()
     assert not list(internal.glob("PySide6/QtQml*"))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux desktop integration")
+def test_linux_install_script_installs_a_runnable_app_and_removes_it(
+    bundle: Path, tmp_path: Path
+) -> None:
+    prefix = tmp_path / "prefix"
+    script = ROOT / "packaging" / "linux" / "install.sh"
+    env = os.environ | {"AGENT_INSPECTOR_BUNDLE": str(bundle)}
+    subprocess.run([str(script), str(prefix)], env=env, check=True, capture_output=True)
+    desktop = (prefix / "share" / "applications" / "agent-inspector.desktop").read_text()
+    assert f"Exec={prefix}/lib/agent-inspector/agent-inspector %f" in desktop
+    assert (
+        prefix / "share" / "icons" / "hicolor" / "48x48" / "apps" / "agent-inspector.png"
+    ).is_file()
+    assert list((prefix / "share" / "metainfo").glob("*.metainfo.xml"))
+    version = _frozen(prefix / "bin", "--version", tmp_path=tmp_path)
+    assert version.stdout.strip() == f"agent-inspector {inspector.__version__}"
+    subprocess.run([str(script), "--remove", str(prefix)], env=env, check=True, capture_output=True)
+    assert not (prefix / "bin" / "agent-inspector").exists()
+    assert not (prefix / "lib" / "agent-inspector").exists()
