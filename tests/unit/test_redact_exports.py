@@ -1,0 +1,53 @@
+"""Export redaction: credential fields, key-shaped tokens and written-out auth headers go; text
+that only resembles them stays; redacted JSON stays JSON."""
+
+from __future__ import annotations
+
+import json
+
+from inspector.reports.redact import REDACTED, redact, redact_text, scrub_keys
+
+OPENAI = "sk-proj-" + "x7Y8z9W0" * 5
+ANTHROPIC = "sk-ant-api03-" + "a_B-c1D2" * 6
+
+
+def test_credential_fields_are_redacted_whatever_their_case() -> None:
+    data = {
+        "headers": {"Authorization": "Bearer t0k3n-value", "X-API-Key": "abc", "accept": "json"},
+        "nested": [{"api_key": "secret-value", "password": "hunter2"}],
+        "empty": {"authorization": ""},
+    }
+    assert redact(data) == {
+        "headers": {"Authorization": REDACTED, "X-API-Key": REDACTED, "accept": "json"},
+        "nested": [{"api_key": REDACTED, "password": REDACTED}],
+        "empty": {"authorization": ""},
+    }
+
+
+def test_keys_inside_text_are_redacted() -> None:
+    text = (
+        f"use {OPENAI} or {ANTHROPIC}; Authorization: Bearer abc.def-123456 then x-api-key={OPENAI}"
+    )
+    redacted = redact_text(text)
+    assert OPENAI not in redacted and ANTHROPIC not in redacted
+    assert "abc.def-123456" not in redacted
+    assert redacted.startswith(f"use {REDACTED} or {REDACTED};")
+    assert "Authorization: [redacted] then x-api-key=[redacted]" in redacted
+
+
+def test_look_alikes_are_kept() -> None:
+    for text in (
+        "task-force-alpha-bravo-charlie",  # "sk-" inside a word
+        "sk-learn",  # too short to be a key
+        "api_key_env = OPENAI_API_KEY",  # the name of the env var, not the key
+        "the password is not here",
+        "in 59 · out 4 tokens",
+    ):
+        assert redact_text(text) == text
+    assert redact({"api_key_env": "OPENAI_API_KEY"}) == {"api_key_env": "OPENAI_API_KEY"}
+
+
+def test_scrubbing_rendered_json_keeps_it_valid() -> None:
+    rendered = json.dumps({"a": f"x {OPENAI} y", "b": [f"Bearer {ANTHROPIC}"]})
+    scrubbed = scrub_keys(rendered)
+    assert json.loads(scrubbed) == {"a": f"x {REDACTED} y", "b": [f"Bearer {REDACTED}"]}
