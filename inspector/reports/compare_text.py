@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspector.core.records import Forced
-from inspector.reports.compare import Comparison, Divergence, FieldDiff, Outcome, StepRow
+from inspector.reports.compare import (
+    Comparison,
+    Divergence,
+    FieldDiff,
+    Outcome,
+    StepCell,
+    StepRow,
+)
 from inspector.reports.labels import forced_label
 
 DIFFERS, SAME, DIVERGES = "≠ ", "  ", "▶ "
@@ -121,7 +128,7 @@ def _step_rows(table: _Table, row: StepRow, divergence: Divergence | None, width
             table.text(line)
 
 
-def _verdict_text(cell: Any, validator: str) -> str:
+def _verdict_text(cell: StepCell, validator: str) -> str:
     verdict = cell.verdict(validator)
     if verdict is None:
         return ABSENT

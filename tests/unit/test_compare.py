@@ -13,6 +13,7 @@ from inspector.reports.compare import (
     canonical_request,
     compare_runs,
     field_diffs,
+    first_divergence,
     flatten,
 )
 from inspector.reports.compare_text import render_comparison
@@ -38,6 +39,7 @@ async def test_feedback_history_latest_diverges_where_the_second_feedback_would_
     requests = [r.steps[3].request.messages for r in (accumulate, latest)]
     assert requests[0][:position] == requests[1][:position]
     assert divergence.values[0] == requests[0][position].model_dump(mode="json")
+    assert first_divergence([accumulate, latest]) == divergence
     # Both end well; the latest-only history costs fewer input tokens on the last call.
     assert [o.status for o in comparison.outcomes] == ["succeeded", "succeeded"]
     first, second = comparison.outcomes
