@@ -1,10 +1,14 @@
-"""Suite-wide isolation: no test writes to the real user data dir's store."""
+"""Suite-wide isolation: no test writes to the real user data dir's store, and Qt never looks
+for a display (the suite runs headless, also when pytest is called without make)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 @pytest.fixture(autouse=True)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication
 from inspector.core.errors import InspectorError, last_line
 from inspector.core.events import Event, EventSink, fan_out
 from inspector.core.loop import Turn
+from inspector.core.provider import close_provider
 from inspector.store import Store
 
 # Imported on first use by httpx's async transport (70–110 ms, NOTES-QT): done once, off-thread.
@@ -158,7 +159,7 @@ class TurnRunner(QObject):
             record = await turn.run()  # cancellation ends inside as a cancelled record
             self.finished.emit(record)
         finally:
-            await _close_provider(turn.provider)
+            await close_provider(turn.provider)
 
     def _idle(self, _task: asyncio.Task[None]) -> None:
         self._busy = False
@@ -168,14 +169,3 @@ class TurnRunner(QObject):
         if event.kind == "run_started":
             self.started.emit(event.run_id)
         self.engineEvent.emit(event)
-
-
-async def _close_provider(provider: object) -> None:
-    aclose = getattr(provider, "aclose", None)
-    if aclose is not None:
-        try:
-            await aclose()
-        except Exception as exc:  # closing is best effort; the run is already recorded
-            print(
-                f"agent-inspector: closing the provider failed: {last_line(exc)}", file=sys.stderr
-            )

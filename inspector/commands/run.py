@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 from inspector.commands import add_db_argument, add_set_argument
 from inspector.core.events import Event, EventSink, RunFinished, fan_out
 from inspector.core.loop import Turn
+from inspector.core.provider import close_provider
 from inspector.core.records import RunRecord
 
 if TYPE_CHECKING:
@@ -31,10 +32,17 @@ def exit_code(record: RunRecord) -> int:
     return EXIT_OK if record.status in ("succeeded", "fallback") else EXIT_FAILED
 
 
+async def _run_and_close(turn: Turn) -> RunRecord:
+    try:
+        return await turn.run()
+    finally:
+        await close_provider(turn.provider)
+
+
 def drive(turn: Turn, finished: list[RunRecord]) -> RunRecord:
     """Runs the turn to its end; Ctrl+C ends it as a cancelled record (already published)."""
     try:
-        return asyncio.run(turn.run())
+        return asyncio.run(_run_and_close(turn))
     except KeyboardInterrupt:
         # The turn handled the cancellation and published its record before asyncio re-raised.
         if not finished:

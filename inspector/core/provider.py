@@ -6,11 +6,13 @@ stream promptly when the consuming task is cancelled.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from inspector.core.errors import last_line
 from inspector.core.records import RawExchange, StepRequest, StepResponse
 
 
@@ -54,3 +56,15 @@ class Provider(Protocol):
     def stream(self, request: StepRequest) -> AsyncIterator[ProviderChunk]:
         """Yield chunks as they arrive; the last one is ``Completed``."""
         ...
+
+
+async def close_provider(provider: object) -> None:
+    """Closes a provider's connections when it has any (``aclose``); best effort — the run is
+    already recorded, so a failure to close is reported on stderr, never raised."""
+    aclose = getattr(provider, "aclose", None)
+    if aclose is None:
+        return
+    try:
+        await aclose()
+    except Exception as exc:
+        print(f"agent-inspector: closing the provider failed: {last_line(exc)}", file=sys.stderr)

@@ -31,6 +31,7 @@ from inspector.core.provider import (
     ReasoningChunk,
     TextChunk,
     ToolCallChunk,
+    close_provider,
 )
 from inspector.core.recording import RecordedTools, scenario_of
 from inspector.core.records import RunRecord, Step, StepRequest
@@ -72,6 +73,10 @@ class ReplayProvider:
         self._calls = 0
         self.replayed: list[int] = []  # step positions answered from the recording
         self.live_calls: list[int] = []  # step positions sent to the live provider
+
+    async def aclose(self) -> None:
+        if self.live is not None:
+            await close_provider(self.live)
 
     @property
     def calls(self) -> int:
