@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import inspector
+from inspector.app.about import normalized, runtime_distributions
 
 pytest.importorskip("PyInstaller", reason="PyInstaller is not installed (.[package])")
 
@@ -88,9 +89,10 @@ def test_frozen_app_lists_every_demo_of_the_checkout(bundle: Path, tmp_path: Pat
 def test_bundle_carries_icons_and_licence_metadata_but_no_unused_qt(bundle: Path) -> None:
     internal = bundle / "_internal"
     assert (internal / "inspector" / "_resources" / "icons" / "agent-inspector.svg").is_file()
-    # The About dialog reads licences from these.
-    metadata = {p.name.split("-")[0].lower() for p in internal.glob("*.dist-info")}
-    assert {"agent_inspector", "pydantic", "httpx", "pyside6_essentials", "keyring"} <= metadata
+    # The About dialog reads versions and licences from these: every runtime distribution's.
+    bundled = {normalized(p.name.split("-")[0]) for p in internal.glob("*.dist-info")}
+    assert set(runtime_distributions()) <= bundled
+    assert {"agent-inspector", "pydantic", "httpx", "pyside6-essentials", "keyring"} <= bundled
     qt_libs = {p.name for p in (internal / "PySide6" / "Qt" / "lib").iterdir()}
     assert "libQt6Widgets.so.6" in qt_libs
     assert not [lib for lib in qt_libs if lib.startswith(("libQt6Qml", "libQt6Quick"))]
