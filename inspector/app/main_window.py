@@ -351,7 +351,7 @@ class MainWindow(QMainWindow):
         if not self._docks_sized:  # sizes apply once the window has its own (first show)
             self._docks_sized = True
             width = self.width()
-            sizes = [max(240, width // 5), max(420, width * 5 // 14)]
+            sizes = [max(200, width // 7), max(400, width * 9 // 28)]
             self.resizeDocks(
                 [self.library_dock, self.detail_dock], sizes, Qt.Orientation.Horizontal
             )

@@ -28,14 +28,14 @@ from inspector.core.live import LiveRun
 
 # Initial column widths in average character widths; Output takes the remaining space.
 _WIDTHS = {
-    Column.STEP: 6,
-    Column.ATTEMPT: 5,
-    Column.KIND: 9,
-    Column.STATUS: 19,
-    Column.VERDICTS: 30,
-    Column.MARKERS: 25,
-    Column.TOKENS: 11,
-    Column.LATENCY: 17,
+    Column.STEP: 4,
+    Column.ATTEMPT: 4,
+    Column.KIND: 8,
+    Column.STATUS: 16,
+    Column.VERDICTS: 22,
+    Column.MARKERS: 12,
+    Column.TOKENS: 10,
+    Column.LATENCY: 10,
 }
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import TextIO
 
 from inspector.commands import add_db_argument
+from inspector.core.errors import InspectorError
 
 NAME = "gui"
 HELP = "open the inspector window (the default command)"
@@ -32,7 +35,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _has_display() -> bool:
+    if sys.platform != "linux":
+        return True  # macOS and Windows always have a window server
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def choose_platform(*, headless_output: bool) -> None:
+    """``--screenshot`` and ``--self-test`` need no screen: with none, render offscreen. A window
+    without a screen is a one-line error, not Qt's abort."""
+    if os.environ.get("QT_QPA_PLATFORM") or _has_display():
+        return
+    if headless_output:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        return
+    raise InspectorError(
+        "no display to open the window on (DISPLAY is not set); use --screenshot PNG or "
+        "--self-test to run headless, or QT_QPA_PLATFORM=offscreen"
+    )
+
+
 def main(args: argparse.Namespace, out: TextIO) -> int:
+    choose_platform(headless_output=bool(args.screenshot or args.self_test))
     from inspector.app.app import run_gui  # Qt is loaded only when the window is wanted
 
     return run_gui(args.scenario, args.db, screenshot=args.screenshot, self_test=args.self_test)

@@ -75,3 +75,18 @@ def test_bare_command_means_gui(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert png.is_file()
+
+
+def test_no_display_means_offscreen_for_headless_output_and_an_error_for_a_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from inspector.commands.gui import choose_platform
+    from inspector.core.errors import InspectorError
+
+    for name in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    with pytest.raises(InspectorError, match="no display"):
+        choose_platform(headless_output=False)
+    choose_platform(headless_output=True)
+    assert os.environ["QT_QPA_PLATFORM"] == "offscreen"
