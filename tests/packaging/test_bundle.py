@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -39,6 +40,7 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     assert build.returncode == 0, build.stderr[-4000:]
     assert "bundle: " in build.stdout, "the spec reports the bundle size"
     yield out / "dist" / NAME
+    shutil.rmtree(out, ignore_errors=True)  # ~200 MB: not kept among pytest's last temp dirs
 
 
 def _frozen(bundle: Path, *args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
