@@ -41,7 +41,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check inspector tests bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -m 'not local_model'
+	$(BIN)/python -m pytest -q -m 'not local_model and not package'
 
 lint: $(STAMP)
 	$(BIN)/ruff check inspector tests bench
