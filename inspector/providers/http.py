@@ -13,6 +13,7 @@ import email.utils
 import json
 import os
 import random
+import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import certifi
 import httpx
 from pydantic import BaseModel, ConfigDict
 
@@ -242,6 +244,16 @@ class Opened:
     request_headers: dict[str, str]  # redacted
 
 
+def verify_for(environ: Mapping[str, str] = os.environ) -> ssl.SSLContext | bool:
+    """TLS verification: httpx reads ``SSL_CERT_FILE``/``SSL_CERT_DIR`` itself, but a variable
+    naming a file that is gone (common in frozen apps and stale shells) makes every call fail
+    with FileNotFoundError; then certifi's bundle is used instead."""
+    cafile = environ.get("SSL_CERT_FILE")
+    if cafile and not os.path.isfile(cafile):
+        return ssl.create_default_context(cafile=certifi.where())
+    return True
+
+
 class HttpSession:
     """One provider's HTTP plumbing. ``client`` is injectable (tests pass a ``MockTransport``
     client); otherwise one is built on first use and reused. ``sleep`` and ``rng`` drive the
@@ -277,7 +289,7 @@ class HttpSession:
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=timeout_for(self.model))
+            self._client = httpx.AsyncClient(timeout=timeout_for(self.model), verify=verify_for())
         return self._client
 
     async def aclose(self) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import socket
+import ssl
+from pathlib import Path
 
 import httpx
 import pytest
@@ -253,3 +255,13 @@ async def test_a_server_echoing_the_key_never_gets_it_into_the_error(
     assert str(info.value) == f"test: HTTP 401: Incorrect API key provided: {REDACTED}."
     assert info.value.status == 401 and not info.value.retryable
     await http.aclose()
+
+
+def test_a_missing_ssl_cert_file_falls_back_to_certifi(tmp_path: Path) -> None:
+    from inspector.providers.http import verify_for
+
+    assert verify_for({}) is True  # httpx's own defaults
+    assert verify_for({"SSL_CERT_FILE": __file__}) is True  # an existing file is httpx's to use
+    context = verify_for({"SSL_CERT_FILE": str(tmp_path / "gone.pem")})
+    assert isinstance(context, ssl.SSLContext)
+    assert context.cert_store_stats()["x509_ca"] > 0  # certifi's roots are loaded
