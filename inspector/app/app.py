@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from inspector.app.icons import app_icon
 from inspector.app.main_window import MainWindow
 from inspector.app.runner import InspectorEventLoop
+from inspector.app.welcome import is_first_run
 from inspector.core.records import RunRecord
 from inspector.store import Store, resolve_db_path
 
@@ -150,8 +151,9 @@ def run_gui(
         tempfile.TemporaryDirectory(prefix="agent-inspector-") if self_test and not db else None
     )
     store_path = Path(scratch.name) / "self-test.sqlite3" if scratch else resolve_db_path(db)
+    first_run = not self_test and is_first_run(store_path)  # before Store.open creates it
     store = Store.open(store_path)
-    window = MainWindow(store)
+    window = MainWindow(store, first_run=first_run)
     window.resize(*WINDOW_SIZE)
     headless: _Headless | None = None
     if screenshot is not None:
@@ -165,6 +167,8 @@ def run_gui(
         headless.start(scenario)
     elif scenario is not None and window.library.select_scenario(scenario):
         QTimer.singleShot(0, window.run_turn)
+    if headless is None:
+        window.local_model.refresh()  # a server started earlier becomes the local preset
     try:
         code = loop.run_forever()
     finally:

@@ -22,20 +22,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.app.about import show_about
 from inspector.app.attempts_view import AttemptsView
 from inspector.app.icons import app_icon
 from inspector.app.library_panel import LibraryPanel
+from inspector.app.local_model_control import LocalModelControl
 from inspector.app.message_bar import Level, MessageBar
 from inspector.app.policy_panel import PolicyPanel
+from inspector.app.provider_settings import ProviderSettingsDialog
 from inspector.app.run_status import RunStatus
 from inspector.app.runner import TurnRunner
 from inspector.app.step_detail import StepDetail
 from inspector.app.timeline_view import TimelineView
+from inspector.app.welcome import FIRST_DEMO, WelcomePanel
 from inspector.core.errors import InspectorError
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
-from inspector.resources import demo_names, resolve_scenario
+from inspector.resources import DEMO_PREFIX, demo_names, resolve_scenario
 from inspector.store import RunStillRecording, Store
 
 TITLE = "Agent Inspector"
@@ -80,10 +84,15 @@ def _usage(run: LiveRun) -> Usage:
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, store: Store, runner: TurnRunner | None = None) -> None:
+    def __init__(
+        self, store: Store, runner: TurnRunner | None = None, *, first_run: bool = False
+    ) -> None:
+        """``first_run``: nothing was ever recorded; open on the demos with the welcome page."""
         super().__init__()
         self.store = store
         self.runner = runner or TurnRunner(store, parent=self)
+        self.local_model = LocalModelControl(self)
+        self.local_model_url: str | None = None  # the running local model's, once known
         self.setWindowTitle(TITLE)
         self.setWindowIcon(app_icon())
         self.live: LiveRun | None = None  # the run in flight (or the last one started here)
@@ -101,17 +110,24 @@ class MainWindow(QMainWindow):
         )
         self.run_heading.setObjectName("runHeading")
         self.run_heading.setTextFormat(Qt.TextFormat.RichText)
+        self.welcome = WelcomePanel()
+        self.welcome.hide()
 
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.message_bar)
+        layout.addWidget(self.welcome, 1)
         layout.addWidget(self.run_heading)
         layout.addWidget(self.timeline, 1)
         self.setCentralWidget(central)
         self._build_docks()
         self._build_actions()
         self.status = RunStatus(self.statusBar(), self)
+        self.local_model_label = QLabel(self)
+        self.local_model_label.setObjectName("localModelUrl")
+        self.local_model_label.hide()
+        self.statusBar().addPermanentWidget(self.local_model_label)
 
         self.library.scenarioChosen.connect(self.choose_scenario)
         self.library.runChosen.connect(self.show_stored_run)
@@ -121,8 +137,19 @@ class MainWindow(QMainWindow):
         self.runner.finished.connect(self._finished)
         self.runner.failed.connect(self._failed)
         self.runner.busyChanged.connect(self._busy)
+        self.welcome.demoRequested.connect(self.run_demo)
+        self.welcome.settingsRequested.connect(self.open_provider_settings)
+        self.welcome.dismissed.connect(self.hide_welcome)
+        self.local_model.busyChanged.connect(self._local_model_busy)
+        self.local_model.progress.connect(self._local_model_progress)
+        self.local_model.running.connect(self._local_model_running)
+        self.local_model.notRunning.connect(self._local_model_not_running)
+        self.local_model.failed.connect(self._local_model_failed)
         self._busy(False)
         self.refresh_runs()
+        if first_run:
+            self.library.select_scenario(f"{DEMO_PREFIX}{FIRST_DEMO}")
+            self.show_welcome()
 
     # ---- layout ---------------------------------------------------------------------------
 
@@ -187,6 +214,20 @@ class MainWindow(QMainWindow):
             "Focus the &timeline", ["Ctrl+L"], lambda: self.timeline.table.setFocus()
         )
         quit_action = self._action("&Quit", ["Ctrl+Q"], self.close)
+        self.settings_action = self._action(
+            "&Provider settings…", [], self.open_provider_settings, "API keys in the OS keyring"
+        )
+        self.local_start_action = self._action(
+            "&Start", [], self.local_model.start, "Start the local llama.cpp model server"
+        )
+        self.local_stop_action = self._action(
+            "S&top", [], self.local_model.stop, "Stop the local model server"
+        )
+        self.local_status_action = self._action(
+            "Status", [], self.local_model.refresh, "Is the local model server running?"
+        )
+        self.welcome_action = self._action("&Welcome page", [], self.show_welcome)
+        self.about_action = self._action("&About Agent Inspector", [], self.show_about)
 
         toolbar = QToolBar("Run", self)
         toolbar.setObjectName("runToolbar")
@@ -199,6 +240,7 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
         file_menu.addAction(self.open_action)
+        file_menu.addAction(self.settings_action)
         file_menu.addSeparator()
         file_menu.addAction(quit_action)
         run_menu = menu.addMenu("&Run")
@@ -208,6 +250,12 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         for dock in (self.library_dock, self.detail_dock, self.attempts_dock, self.policy_dock):
             view_menu.addAction(dock.toggleViewAction())
+        self.local_model_menu = menu.addMenu("&Local model")
+        self.local_model_menu.addActions(
+            [self.local_start_action, self.local_stop_action, self.local_status_action]
+        )
+        help_menu = menu.addMenu("&Help")
+        help_menu.addActions([self.welcome_action, self.about_action])
 
     # ---- intents ---------------------------------------------------------------------------
 
@@ -250,6 +298,31 @@ class MainWindow(QMainWindow):
     def stop_turn(self) -> None:
         self.runner.stop()
 
+    def run_demo(self, ref: str) -> None:
+        """The welcome page's demo links: select ``ref`` in the library and run it."""
+        if self.library.select_scenario(ref):
+            self.hide_welcome()
+            self.run_turn()
+
+    def show_welcome(self) -> None:
+        self.welcome.show()
+        self.run_heading.hide()
+        self.timeline.hide()
+
+    def hide_welcome(self) -> None:
+        self.welcome.hide()
+        self.run_heading.show()
+        self.timeline.show()
+
+    def show_about(self) -> QWidget:
+        return show_about(self)
+
+    def open_provider_settings(self) -> QWidget:
+        dialog = ProviderSettingsDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
     def show_stored_run(self, run_id: str) -> None:
         if self.live is not None and self.live.run_id == run_id:
             self._show(self.live)
@@ -278,6 +351,7 @@ class MainWindow(QMainWindow):
     # ---- showing runs ----------------------------------------------------------------------
 
     def _show(self, run: LiveRun) -> None:
+        self.hide_welcome()
         self.shown = run
         self.selected_step = None
         self.timeline.show_run(run)
@@ -296,6 +370,39 @@ class MainWindow(QMainWindow):
     def _toggle_cleared(self) -> None:
         self.timeline.set_show_cleared(self.show_cleared_action.isChecked())
 
+    # ---- the local model -------------------------------------------------------------------
+
+    def _local_model_busy(self, busy: bool) -> None:
+        for action in (self.local_start_action, self.local_stop_action, self.local_status_action):
+            action.setEnabled(not busy)
+
+    def _local_model_progress(self, line: str) -> None:
+        self.statusBar().showMessage(f"Local model: {line}")
+
+    def _local_model_running(self, url: str) -> None:
+        self.statusBar().clearMessage()
+        self._set_local_model_url(url)
+        self.message_bar.show_message(
+            "info",
+            f"Local model running at {url}. Choose the “Local llama.cpp” provider preset in the "
+            "Policy tab, or run demo:local-model.",
+        )
+
+    def _local_model_not_running(self, message: str) -> None:
+        self.statusBar().clearMessage()
+        self._set_local_model_url(None)
+        self.message_bar.show_message("info", message)
+
+    def _local_model_failed(self, message: str) -> None:
+        self.statusBar().clearMessage()
+        self.message_bar.show_message("error", message)
+
+    def _set_local_model_url(self, url: str | None) -> None:
+        self.local_model_url = url
+        self.policy.set_local_model_url(url)
+        self.local_model_label.setText(f"Local model: {url}" if url else "")
+        self.local_model_label.setVisible(url is not None)
+
     # ---- the runner's signals --------------------------------------------------------------
 
     def _busy(self, busy: bool) -> None:
@@ -305,6 +412,7 @@ class MainWindow(QMainWindow):
 
     def _preparing(self, ref: str) -> None:
         self.message_bar.clear()
+        self.hide_welcome()
         self.statusBar().showMessage(f"Starting {ref}…")
 
     def _on_event(self, event: Event) -> None:

@@ -40,6 +40,12 @@ from inspector.app.form_fields import (
     toml_literal,
     unset_fields,
 )
+from inspector.app.provider_presets import (
+    ProviderPreset,
+    matching_preset,
+    preset_values,
+    presets,
+)
 from inspector.core.policy import Policy
 from inspector.core.scenario import ModelConfig, Scenario
 
@@ -196,8 +202,23 @@ class ModelForm(QGroupBox):
             self._loading = False
         self._on_changed()
 
+    @property
+    def base(self) -> dict[str, Any]:
+        """The scenario's own values (what edits are diffed against)."""
+        return dict(self._base)
+
     def values(self) -> dict[str, Any]:
         return {name: editor.value() for name, editor in self.editors.items()}
+
+    def set_values(self, values: dict[str, Any]) -> None:
+        """Puts ``values`` in their editors, as if typed (edits, diffed against the base)."""
+        self._loading = True
+        try:
+            for name, value in values.items():
+                self.editors[name].set_value(value)
+        finally:
+            self._loading = False
+        self._on_changed()
 
     def errors(self) -> dict[str, str]:
         """Field → message for every refused value (shown under the field too)."""
@@ -233,6 +254,7 @@ class PolicyPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._scenario: Scenario | None = None
         self.scenario_label = QLabel("No scenario selected", self)
         self.scenario_label.setWordWrap(True)
         self.reset_button = QPushButton("Reset to scenario", self)
@@ -244,6 +266,18 @@ class PolicyPanel(QWidget):
 
         self.policy_form = ModelForm("Policy", "policy", Policy)
         self.model_form = ModelForm("Model", "model", ModelConfig, MODEL_FIELDS_NOT_EDITED)
+        self._presets = presets()
+        self.preset_box = QComboBox(self)
+        self.preset_box.setObjectName("providerPresets")
+        self.preset_box.setPlaceholderText("Custom")  # shown when the fields match no preset
+        self.preset_box.setToolTip(
+            "Fill the model fields for a provider (they become model.* overrides of the next run)"
+        )
+        self.preset_box.activated.connect(self._preset_chosen)
+        self._fill_presets()
+        presets_row = QHBoxLayout()
+        presets_row.addWidget(QLabel("Provider preset:", self))
+        presets_row.addWidget(self.preset_box, 1)
         self.general_error = QLabel(self)
         self.general_error.setWordWrap(True)
         self.general_error.setStyleSheet("color: #d1242f;")
@@ -260,9 +294,9 @@ class PolicyPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addLayout(header)
+        layout.addLayout(presets_row)  # on top: the model form is below the long policy form
         layout.addWidget(self.general_error)
         layout.addWidget(scroll, 1)
-        self._scenario: Scenario | None = None
         for form in (self.policy_form, self.model_form):
             form.changed.connect(self._on_changed)
         self.setEnabled(False)
@@ -286,6 +320,46 @@ class PolicyPanel(QWidget):
             self.policy_form.set_base(self._scenario.policy)
             self.model_form.set_base(self._scenario.model)
 
+    # ---- provider presets ------------------------------------------------------------------
+
+    @property
+    def presets(self) -> list[ProviderPreset]:
+        return list(self._presets)
+
+    def set_local_model_url(self, url: str | None) -> None:
+        """The running local model's base URL (None: not known to run) for its preset."""
+        self._presets = presets(url)
+        self._fill_presets()
+
+    def apply_preset(self, key: str) -> None:
+        """Fills the model fields from the preset ``key`` ("scenario", "local", "openai", ...)."""
+        preset = next((p for p in self._presets if p.key == key), None)
+        if preset is None:
+            raise KeyError(f"no provider preset {key!r}")
+        self.model_form.set_values(preset_values(preset, self.model_form.base))
+
+    def current_preset(self) -> ProviderPreset | None:
+        """The preset the model fields match now (None: edited by hand)."""
+        return matching_preset(self._presets, self.model_form.base, self.model_form.values())
+
+    def _fill_presets(self) -> None:
+        blocked = self.preset_box.blockSignals(True)
+        try:
+            self.preset_box.clear()
+            for preset in self._presets:
+                self.preset_box.addItem(preset.label, preset.key)
+        finally:
+            self.preset_box.blockSignals(blocked)
+        self._sync_preset_box()
+
+    def _sync_preset_box(self) -> None:
+        preset = self.current_preset() if self._scenario is not None else self._presets[0]
+        keys = [p.key for p in self._presets]
+        self.preset_box.setCurrentIndex(keys.index(preset.key) if preset else -1)
+
+    def _preset_chosen(self, index: int) -> None:
+        self.apply_preset(str(self.preset_box.itemData(index)))
+
     def errors(self) -> dict[str, str]:
         """``section.field`` → message for every refused value."""
         return {
@@ -302,4 +376,5 @@ class PolicyPanel(QWidget):
         general = [f"{k}: {m}" for k, m in self.errors().items() if k in ("policy", "model")]
         self.general_error.setText("\n".join(general))
         self.general_error.setVisible(bool(general))
+        self._sync_preset_box()
         self.changed.emit()
