@@ -9,6 +9,7 @@ httpx with it) is imported on the worker, keeping it off the window's start-up.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,11 @@ from PySide6.QtCore import QObject, Signal
 from inspector.app.runner import error_line
 
 Progress = Callable[[str], None]
+
+
+class Abandoned(Exception):
+    """Raised on the worker by its progress callback once the window closes: a start stops
+    waiting for the model (the server, detached, keeps loading; Status finds it later)."""
 
 
 def _start(say: Progress) -> str:
@@ -62,6 +68,7 @@ class LocalModelControl(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._task: asyncio.Task[None] | None = None
+        self._abandon = threading.Event()
 
     @property
     def busy(self) -> bool:
@@ -77,6 +84,11 @@ class LocalModelControl(QObject):
     def stop(self) -> bool:
         return self._launch(_stop, self._stopped)
 
+    def abandon(self) -> None:
+        """Lets a start in progress return at its next progress line (the window closes; the
+        loop's executor would otherwise wait up to the start's two-minute timeout)."""
+        self._abandon.set()
+
     def _launch(self, job: Callable[[Progress], Any], done: Callable[[Any], None]) -> bool:
         if self.busy:
             return False
@@ -89,10 +101,14 @@ class LocalModelControl(QObject):
         loop = asyncio.get_running_loop()
 
         def say(line: str) -> None:  # called on the worker thread
+            if self._abandon.is_set():
+                raise Abandoned("the window closed")
             loop.call_soon_threadsafe(self.progress.emit, line)
 
         try:
             result = await loop.run_in_executor(None, job, say)
+        except Abandoned:
+            return
         except Exception as exc:  # a window shows one line, never a traceback
             self.failed.emit(failure_message(exc))
             return

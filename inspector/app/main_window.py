@@ -466,4 +466,5 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.runner.stop()  # the engine records it as cancelled if the loop gets to run
+        self.local_model.abandon()
         super().closeEvent(event)

@@ -295,3 +295,30 @@ def test_provider_settings_opens_from_the_menu_and_the_welcome_page(
         with qtbot.waitSignal(dialog.finished):
             dialog.reject()
         qtbot.waitUntil(lambda: not _top_dialogs(ProviderSettingsDialog))
+
+
+def test_closing_the_window_lets_a_start_in_progress_return(
+    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ended = threading.Event()
+    raised: list[BaseException] = []
+
+    def slow_start(*, progress: Callable[[str], None] | None = None, **_: Any) -> None:
+        assert progress is not None
+        try:
+            while True:  # like _wait_ready: a progress line about once a second, here faster
+                progress("loading the model...")
+                ended.wait(0.02)
+        except Exception as exc:
+            raised.append(exc)
+            raise
+        finally:
+            ended.set()
+
+    monkeypatch.setattr(localmodel, "start", slow_start)
+    with qtbot.waitSignal(window.local_model.progress, timeout=10_000):
+        window.local_start_action.trigger()
+    window.close()
+    qtbot.waitUntil(lambda: not window.local_model.busy, timeout=10_000)
+    assert ended.is_set() and len(raised) == 1
+    assert window.message_bar.level is None  # abandoned quietly: no error for a closed window
