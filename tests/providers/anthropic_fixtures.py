@@ -4,28 +4,19 @@ recorded request stands for, and a ``MockTransport`` client that serves one reco
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from inspector.core.messages import Message
 from inspector.core.records import StepRequest, ToolSpec
 from inspector.core.scenario import ModelConfig
+from tests.providers.fixture_paths import WIRE, wire_folder
 
-FIXTURES = (
-    Path(
-        os.environ.get(
-            "AGENT_INSPECTOR_WIRE_FIXTURES",
-            Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "wire",
-        )
-    )
-    / "anthropic-messages"
-)
+FIXTURES = WIRE / "anthropic-messages"
 
 TEST_KEY = "sk-ant-test-0123456789-NEVER-RECORD-ME"
 
@@ -35,16 +26,13 @@ INEXPRESSIBLE = ("thinking", "stop_sequences")
 
 
 def require_fixtures() -> Path:
-    if not FIXTURES.is_dir():
-        pytest.skip(f"wire fixtures not found at {FIXTURES} (set AGENT_INSPECTOR_WIRE_FIXTURES)")
-    return FIXTURES
+    return wire_folder("anthropic-messages")
 
 
 def names() -> list[str]:
     """Every recording: the part of each ``*.request.json`` file name before ``.request``."""
-    if not FIXTURES.is_dir():
-        return []
-    return sorted(p.name.removesuffix(".request.json") for p in FIXTURES.glob("*.request.json"))
+    folder = wire_folder("anthropic-messages")  # an empty parametrization would pass silently
+    return sorted(p.name.removesuffix(".request.json") for p in folder.glob("*.request.json"))
 
 
 def recorded_request(name: str) -> dict[str, Any]:

@@ -4,35 +4,30 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-ROOT = Path(
-    os.environ.get(
-        "AGENT_INSPECTOR_WIRE_FIXTURES",
-        Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "wire",
-    )
-)
+from tests.providers.fixture_paths import WIRE, wire_folder
+
+ROOT = WIRE
 FOLDERS = ("openai-chat", "openai-compatible-local")
 TEST_KEY = "sk-test-0123456789-NEVER-RECORD-ME"
 
 
 def require_fixtures() -> Path:
-    if not ROOT.is_dir():
-        pytest.skip(f"wire fixtures not found at {ROOT} (set AGENT_INSPECTOR_WIRE_FIXTURES)")
+    for folder in FOLDERS:
+        wire_folder(folder)
     return ROOT
 
 
 def recordings() -> list[str]:
     """Every OpenAI-format recording as ``folder/name`` (response files define a recording:
     some have no recorded request)."""
-    if not ROOT.is_dir():
-        return []
+    for folder in FOLDERS:
+        wire_folder(folder)  # an empty parametrization would pass silently
     found = {
         f"{folder}/{p.name.split('.response.')[0]}"
         for folder in FOLDERS
