@@ -84,7 +84,7 @@ class RowWriter:
 
     def start_run(self, header: RunStarted, *, host: str, pid: int) -> None:
         data = header.model_dump(mode="json", exclude={"run_id", "kind"})
-        data["scenario_source"] = redact(data["scenario_source"])
+        data["scenario_source"] = redact(data["scenario_source"], by_name=False)
         try:
             self.conn.execute(
                 "INSERT INTO runs (run_id, scenario, status, started_at, replay_of, provider,"
@@ -122,7 +122,7 @@ class RowWriter:
             if status == PENDING:
                 self.interrupt_step(record.run_id, index)
         data = record.model_dump(mode="json", exclude=_RECORD_EXCLUDE)
-        data["scenario_source"] = redact(data["scenario_source"])
+        data["scenario_source"] = redact(data["scenario_source"], by_name=False)
         transcript = [self.content.message(m) for m in record.transcript]
         self._write_content()
         self.conn.execute(

@@ -127,3 +127,22 @@ def test_a_failing_store_does_not_break_the_run(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert f"recording run {record.run_id} to " in err and "failed:" in err and "detached" in err
+
+
+def test_the_scenario_is_stored_as_it_ran_apart_from_credential_headers(
+    store: Store,
+) -> None:
+    """A user's tool with a ``password`` parameter is the run itself: redacting it would make
+    replay and re-validation judge another scenario."""
+    tool = {"name": "login", "parameters": {"properties": {"password": {"type": "string"}}}}
+    source = {
+        "model": {"headers": {"Authorization": "Bearer abcdefgh12345", "x-trace": "t"}},
+        "tools": [tool],
+        "script": [{"tool_calls": [{"name": "login", "arguments": {"password": "hunter2"}}]}],
+    }
+    record = every_shape().model_copy(update={"scenario_source": source})
+    store.save(record)
+    loaded = store.load(record.run_id).scenario_source
+    assert loaded["tools"] == [tool]
+    assert loaded["script"] == source["script"]
+    assert loaded["model"]["headers"] == {"Authorization": REDACTED, "x-trace": "t"}
