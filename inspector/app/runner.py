@@ -145,7 +145,8 @@ class TurnRunner(QObject):
 
     async def _run(self, ref: str, overrides: list[str]) -> None:
         self.preparing.emit(ref)
-        sink = fan_out(self._store.recorder(), self._publish)
+        recorder = self._store.recorder()
+        sink = fan_out(recorder, self._publish)
         loop = asyncio.get_running_loop()
         try:
             turn = await loop.run_in_executor(None, self._prepare, ref, overrides, sink)
@@ -157,6 +158,11 @@ class TurnRunner(QObject):
             return
         try:
             record = await turn.run()  # cancellation ends inside as a cancelled record
+            if recorder.error is not None:  # recording failed part-way: store the finished run
+                try:
+                    self._store.settle(record)
+                except InspectorError as exc:
+                    self.failed.emit(error_line(exc))
             self.finished.emit(record)
         finally:
             await close_provider(turn.provider)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from typing import TYPE_CHECKING, TextIO
 
 from inspector.commands import add_db_argument, add_set_argument
@@ -71,10 +72,17 @@ def terminal_sink(out: TextIO, *, as_json: bool, finished: list[RunRecord]) -> E
 
 
 def stored_record(store: Store, recorder: Recorder, record: RunRecord) -> RunRecord:
-    """The record as the store rebuilds it (what every later command sees), or the one in memory
-    when recording failed (the engine already reported it)."""
+    """The record as the store rebuilds it (what every later command sees). When recording
+    failed part-way (the engine reported it and detached the recorder), the finished record is
+    written now; if even that fails, the one in memory is shown and the error said."""
     if recorder.error is not None:
-        return record
+        from inspector.store import StoreError
+
+        try:
+            store.settle(record)
+        except StoreError as exc:
+            print(f"agent-inspector: {exc}", file=sys.stderr)
+            return record
     return store.load(record.run_id)
 
 

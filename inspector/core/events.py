@@ -41,6 +41,24 @@ class RunStarted(_Event):
     scenario_source: dict[str, Any] = Field(default_factory=dict)
     scenario_dir: str = ""
     scenario_origin: str = ""
+
+    @classmethod
+    def from_record(cls, record: RunRecord) -> RunStarted:
+        """The header a finished record was announced with (imports, synthesized events)."""
+        return cls(
+            run_id=record.run_id,
+            scenario=record.scenario,
+            started_at=record.started_at,
+            policy=record.policy,
+            provider=record.provider,
+            model=record.model,
+            replay_of=record.replay_of,
+            scenario_source=record.scenario_source,
+            scenario_dir=record.scenario_dir,
+            scenario_origin=record.scenario_origin,
+            overrides=record.overrides,
+        )
+
     overrides: list[str] = Field(default_factory=list)
 
 

@@ -59,19 +59,7 @@ def events_from_record(record: RunRecord) -> list[TimedEvent]:
 
 
 def _run_started(record: RunRecord) -> RunStarted:
-    return RunStarted(
-        run_id=record.run_id,
-        scenario=record.scenario,
-        started_at=record.started_at,
-        policy=record.policy,
-        provider=record.provider,
-        model=record.model,
-        replay_of=record.replay_of,
-        scenario_source=record.scenario_source,
-        scenario_dir=record.scenario_dir,
-        scenario_origin=record.scenario_origin,
-        overrides=record.overrides,
-    )
+    return RunStarted.from_record(record)
 
 
 def _step_events(run_id: str, step: Step) -> list[Event]:

@@ -127,19 +127,7 @@ class Recorder:
 
 def save_record(writer: RowWriter, record: RunRecord, *, host: str, pid: int) -> None:
     """Writes a finished record whole (no events): the same rows the recorder writes."""
-    header = RunStarted(
-        run_id=record.run_id,
-        scenario=record.scenario,
-        started_at=record.started_at,
-        policy=record.policy,
-        provider=record.provider,
-        model=record.model,
-        replay_of=record.replay_of,
-        scenario_source=record.scenario_source,
-        scenario_dir=record.scenario_dir,
-        scenario_origin=record.scenario_origin,
-        overrides=record.overrides,
-    )
+    header = RunStarted.from_record(record)
     with writer.transaction():
         writer.start_run(header, host=host, pid=pid)
         for step in record.steps:

@@ -52,6 +52,22 @@ class Store:
         except sqlite3.Error as exc:
             raise StoreError(f"saving run {record.run_id} to {self.path} failed: {exc}") from None
 
+    def settle(self, record: RunRecord) -> None:
+        """Makes the stored run equal its finished ``record`` after recording failed part-way
+        (a locked file, a full disk): the rows written so far are completed and no row stays
+        pending — or the record is saved whole if its run row never made it."""
+        try:
+            exists = self._conn.execute(
+                "SELECT 1 FROM runs WHERE run_id = ?", (record.run_id,)
+            ).fetchone()
+            if exists is None:
+                save_record(self._writer, record, host=socket.gethostname(), pid=os.getpid())
+                return
+            with self._writer.transaction():
+                self._writer.finish_run(record)
+        except sqlite3.Error as exc:
+            raise StoreError(f"saving run {record.run_id} to {self.path} failed: {exc}") from None
+
     def runs(self, *, scenario: str | None = None, limit: int | None = None) -> list[RunSummary]:
         """Summaries, newest first."""
         return reader.summaries(self._conn, scenario=scenario, limit=limit)
