@@ -81,6 +81,8 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         json.dump([s.model_dump(mode="json") for s in summaries], out, indent=2, ensure_ascii=False)
         out.write("\n")
+    elif not summaries and args.scenario:
+        out.write(f"no run of scenario {args.scenario!r} in {store.path}\n")
     else:
         out.write(format_table(summaries) + "\n")
     return 0

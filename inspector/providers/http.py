@@ -48,11 +48,14 @@ class RetryPolicy(BaseModel):
     max_retries: int = 3
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
+    # A server's ``retry-after`` is honoured as given up to this; asking for longer ends the call
+    # with the wait in the message (retrying sooner would only earn another 429).
+    max_retry_after_s: float = 120.0
 
     def delay(self, retry: int, retry_after_s: float | None, rng: random.Random) -> float:
         """Seconds to wait before retry number ``retry`` (0-based)."""
         if retry_after_s is not None:
-            return min(max(retry_after_s, 0.0), self.max_delay_s)
+            return max(retry_after_s, 0.0)
         ceiling = min(self.base_delay_s * (2**retry), self.max_delay_s)
         return rng.uniform(ceiling / 2, ceiling)  # jitter, but never a zero wait
 
@@ -353,6 +356,13 @@ class HttpSession:
                     await response.aclose()
                 error = transport_error(exc, provider=self.provider)
             await self._drop_connection()
+            if retry_after is not None and retry_after > self.retry.max_retry_after_s:
+                error = ProviderError(
+                    f"{error} (the server asks to retry after {retry_after:g} s; not waiting that "
+                    "long)",
+                    status=error.status,
+                    kind=error.kind,
+                )
             if not error.retryable or retries >= self.retry.max_retries:
                 error.transport_retries = retries
                 raise scrubbed(error, secrets)

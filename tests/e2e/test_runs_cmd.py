@@ -117,3 +117,13 @@ def test_bad_limit_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
         main(["runs", "--limit", "-1"])
     assert exited.value.code == 2
     assert "expected 0 or more, got -1" in capsys.readouterr().err
+
+
+def test_no_run_of_a_scenario_says_so_rather_than_an_empty_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "runs.sqlite3")
+    main(["run", "demo:step-cap", "--db", db])
+    capsys.readouterr()
+    assert main(["runs", "--db", db, "--scenario", "nope"]) == 0
+    assert capsys.readouterr().out.startswith("no run of scenario 'nope' in ")

@@ -51,7 +51,7 @@ def test_backoff_grows_with_jitter_and_retry_after_wins() -> None:
         ceiling = min(2**n, 8.0)
         assert ceiling / 2 <= delay <= ceiling
     assert policy.delay(0, 3.5, rng) == 3.5
-    assert policy.delay(0, 999, rng) == 8.0  # capped
+    assert policy.delay(0, 60, rng) == 60  # the server's wait is honoured, not capped
 
 
 def test_parse_retry_after_forms() -> None:
@@ -143,6 +143,24 @@ async def test_429_with_retry_after_then_success(
     assert no_sleep.delays[0] == 2.0
     assert 0.25 <= no_sleep.delays[1] <= 1.0  # backoff for the second retry, jittered
     assert [r.json() for r in loopback.received] == [{"a": 1}] * 3
+    await http.aclose()
+
+
+async def test_a_retry_after_beyond_the_ceiling_ends_the_call_with_the_wait(
+    loopback: LoopbackServer, no_sleep: RecordingSleep
+) -> None:
+    loopback.queue(
+        json_reply({"error": {"message": "quota"}}, status=429, headers={"retry-after": "3600"})
+    )
+    http = session(loopback, no_sleep)
+    with pytest.raises(ProviderError) as info:
+        async with http.open(http.build_request("chat", {})):
+            pass
+    assert str(info.value) == (
+        "test: HTTP 429: quota (the server asks to retry after 3600 s; not waiting that long)"
+    )
+    assert info.value.status == 429 and not info.value.retryable
+    assert no_sleep.delays == [] and len(loopback.received) == 1
     await http.aclose()
 
 
