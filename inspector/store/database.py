@@ -8,7 +8,11 @@ from pathlib import Path
 from inspector.core.errors import InspectorError
 from inspector.store.schema import SCHEMA_VERSION, current_version, migrate
 
-BUSY_TIMEOUT_MS = 10_000
+BUSY_TIMEOUT_MS = 10_000  # opening, migrating, recovering: worth waiting for
+# Once open, writes happen on the engine's event loop (the window's UI thread): a lock held
+# elsewhere may stall it this long at most; past it the write fails, the recorder detaches and
+# the finished run is settled from its record (Store.settle).
+RUNNING_BUSY_TIMEOUT_MS = 2_000
 
 
 class StoreError(InspectorError):

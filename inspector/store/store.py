@@ -10,7 +10,7 @@ from types import TracebackType
 
 from inspector.core.records import RunRecord
 from inspector.store import reader
-from inspector.store.database import StoreError, connect
+from inspector.store.database import RUNNING_BUSY_TIMEOUT_MS, StoreError, connect
 from inspector.store.locations import resolve_db_path
 from inspector.store.models import RunSummary, StoredEvent
 from inspector.store.recorder import Recorder, save_record
@@ -39,6 +39,7 @@ class Store:
         except sqlite3.Error as exc:
             store.close()
             raise StoreError(f"{resolved}: cannot recover interrupted runs: {exc}") from None
+        store._conn.execute(f"PRAGMA busy_timeout = {RUNNING_BUSY_TIMEOUT_MS}")
         return store
 
     def recorder(self) -> Recorder:
