@@ -7,6 +7,9 @@ goes to the ``LiveRun`` first, then to the views showing that run.
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
@@ -64,6 +67,19 @@ def run_title(run: LiveRun) -> str:
     return " · ".join(parts)
 
 
+def load_stored_run(path: Path, run_id: str) -> LiveRun:
+    """Reads run ``run_id`` and folds it into a ``LiveRun`` (on a worker thread, with its own
+    ``Store``: one per thread). A run another process is still recording: what it has so far."""
+    with Store.open(path) as store:
+        try:
+            return LiveRun.from_record(store.load(run_id))
+        except RunStillRecording:
+            partial = LiveRun()
+            for stored in store.events(run_id):
+                partial.apply(stored.event)
+            return partial
+
+
 def record_problem(record: RunRecord) -> str | None:
     """What to tell the user about a finished run that did not succeed (None: nothing)."""
     if record.status in ("succeeded", "fallback"):
@@ -98,6 +114,8 @@ class MainWindow(QMainWindow):
         self.live: LiveRun | None = None  # the run in flight (or the last one started here)
         self.shown: LiveRun | None = None  # the run the views show
         self.selected_step: int | None = None
+        self._loading: str | None = None  # the stored run being read off-thread for the views
+        self._load_task: asyncio.Task[None] | None = None
 
         self.library = LibraryPanel(demo_names())
         self.timeline = TimelineView()
@@ -324,21 +342,34 @@ class MainWindow(QMainWindow):
         return dialog
 
     def show_stored_run(self, run_id: str) -> None:
+        """Shows a recorded run, read and folded off the UI thread (a 30,000-step run takes
+        seconds); a load the user has since moved away from is dropped when it arrives."""
+        self._loading = run_id
         if self.live is not None and self.live.run_id == run_id:
+            self._loading = None
             self._show(self.live)
             return
+        self.hide_welcome()
+        self.run_heading.setText(f"Loading run {run_id}…")
+        self.statusBar().showMessage(f"Loading run {run_id}…")
+        self._load_task = asyncio.get_event_loop().create_task(self._load_stored(run_id))
+
+    async def _load_stored(self, run_id: str) -> None:
+        loop = asyncio.get_running_loop()
         try:
-            record = self.store.load(run_id)
-        except RunStillRecording:  # another window or `run` is recording it: what it has so far
-            partial = LiveRun()
-            for stored in self.store.events(run_id):
-                partial.apply(stored.event)
-            self._show(partial)
-            return
+            run = await loop.run_in_executor(None, load_stored_run, self.store.path, run_id)
         except InspectorError as exc:
-            self.message_bar.show_message("error", str(exc))
+            if self._loading == run_id:
+                self._loading = None
+                self.statusBar().clearMessage()
+                self.run_heading.setText(f"Run {run_id} could not be loaded.")
+                self.message_bar.show_message("error", str(exc))
             return
-        self._show(LiveRun.from_record(record))
+        if self._loading != run_id:
+            return  # the user picked something else meanwhile
+        self._loading = None
+        self.statusBar().clearMessage()
+        self._show(run)
 
     def refresh_runs(self, keep: str | None = None) -> None:
         try:
@@ -417,6 +448,7 @@ class MainWindow(QMainWindow):
 
     def _on_event(self, event: Event) -> None:
         if event.kind == "run_started":
+            self._loading = None  # the new run takes the views over a stored one still loading
             self.live = LiveRun()
             self.live.apply(event)
             self.status.show_identity(event.provider, event.model)

@@ -198,7 +198,7 @@ def test_picking_a_recorded_run_shows_it_and_the_filter_narrows_the_list(
     assert window.shown is not None and window.shown.run_id == second.run_id
 
     window.library.select_run(first.run_id)
-    assert window.shown.run_id == first.run_id
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == first.run_id)
     assert window.timeline.model.run.run_id == first.run_id
     assert window.timeline.selected_step() == len(first.steps)
 
@@ -256,6 +256,44 @@ def test_a_run_still_being_recorded_elsewhere_shows_what_it_has(
             recorder(event)
     window.refresh_runs()
     window.library.select_run(record.run_id)
-    assert window.shown is not None and window.shown.run_id == record.run_id
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == record.run_id)
     assert not window.shown.finished and len(window.shown.steps) == len(record.steps)
     assert "running" in window.run_heading.text()
+
+
+def test_a_stored_run_loads_off_the_ui_thread_and_a_stale_load_is_dropped(
+    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from inspector.app import main_window
+
+    window.library.select_scenario("demo:empty-final")
+    first = _run_with_keys(window, qtbot)
+    window.library.select_scenario("demo:step-cap")
+    second = _run_with_keys(window, qtbot)
+    window.live = window.shown = None  # both are stored runs now, as after a restart
+
+    gate = threading.Event()
+    threads: list[int] = []
+    real = main_window.load_stored_run
+
+    def slow_first(path: Path, run_id: str) -> LiveRun:
+        threads.append(threading.get_ident())
+        if run_id == first.run_id:
+            gate.wait(timeout=30)
+        return real(path, run_id)
+
+    monkeypatch.setattr(main_window, "load_stored_run", slow_first)
+    try:
+        window.show_stored_run(first.run_id)
+        stale = window._load_task
+        assert stale is not None and not stale.done()
+        assert "Loading" in window.run_heading.text()
+        window.show_stored_run(second.run_id)
+        qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == second.run_id)
+    finally:
+        gate.set()
+    qtbot.waitUntil(stale.done)
+    assert window.shown.run_id == second.run_id  # the first load arrived late and was dropped
+    assert threads and threading.main_thread().ident not in threads
