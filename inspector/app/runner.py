@@ -78,7 +78,17 @@ def _prepare(ref: str, overrides: list[str], sink: EventSink) -> Turn:
     from inspector.resources import resolve_scenario
 
     scenario = resolve_scenario(ref, overrides)
-    return Turn(scenario, build_provider(scenario), sink, overrides=overrides)
+    provider = build_provider(scenario)
+    prepare_provider(provider)
+    return Turn(scenario, provider, sink, overrides=overrides)
+
+
+def prepare_provider(provider: object) -> None:
+    """Runs a provider's blocking set-up (HTTP client, keyring lookup) here, on the worker
+    thread, instead of lazily on the UI thread at the first request."""
+    prepare = getattr(provider, "prepare", None)
+    if callable(prepare):
+        prepare()
 
 
 def _warm_up() -> None:

@@ -67,6 +67,10 @@ class AnthropicProvider:
         )
         self._thinking: dict[str, tuple[Block, ...]] = {}
 
+    def prepare(self) -> None:
+        """The blocking set-up (HTTP client, API key lookup), for a worker thread."""
+        self.session.prepare()
+
     async def aclose(self) -> None:
         await self.session.aclose()
 

@@ -288,6 +288,20 @@ class HttpSession:
         self.retry_statuses = retry_statuses
         self._client = client
         self._owns_client = client is None
+        self._prepared = False  # prepare() ran: the key below is the one to use
+        self._key: str | None = None
+        self._key_error: ProviderError | None = None
+
+    def prepare(self) -> None:
+        """Does the blocking set-up now, on the caller's (worker) thread: builds the client
+        (SSL context) and looks the key up (the OS keyring may block on D-Bus). A missing key
+        is kept and raised by the first request, so the run records it as before."""
+        _ = self.client
+        try:
+            self._key = resolve_api_key(self.model.api_key_env, keyring_get=self._keyring_get)
+        except ProviderError as exc:
+            self._key_error = exc
+        self._prepared = True
 
     @property
     def client(self) -> httpx.AsyncClient:
@@ -304,6 +318,10 @@ class HttpSession:
         return f"{self.base_url}/{path.lstrip('/')}"
 
     def api_key(self) -> str | None:
+        if self._prepared:
+            if self._key_error is not None:
+                raise self._key_error
+            return self._key
         return resolve_api_key(self.model.api_key_env, keyring_get=self._keyring_get)
 
     def build_request(

@@ -71,6 +71,10 @@ class OpenAIProvider:
             retry_statuses=retry_statuses,
         )
 
+    def prepare(self) -> None:
+        """The blocking set-up (HTTP client, API key lookup), for a worker thread."""
+        self.http.prepare()
+
     async def aclose(self) -> None:
         await self.http.aclose()
 

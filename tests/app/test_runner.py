@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from inspector.app.runner import InspectorEventLoop, TurnRunner
@@ -114,3 +115,26 @@ def test_an_unexpected_error_while_building_is_named_not_raised(
     with qtbot.waitSignal(runner.failed, timeout=10_000) as failed:
         runner.start("demo:retry-feedback")
     assert failed.args == ["RuntimeError: second line"]
+
+
+def test_the_provider_is_prepared_on_the_worker_thread(
+    runner: TurnRunner, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    from typing import Any
+
+    from inspector.providers import factory
+
+    real_build = factory.build_provider
+    prepared_on: list[int] = []
+
+    def build_with_prepare(scenario: Any) -> Any:
+        provider = real_build(scenario)
+        provider.prepare = lambda: prepared_on.append(threading.get_ident())  # type: ignore[attr-defined]
+        return provider
+
+    monkeypatch.setattr(factory, "build_provider", build_with_prepare)
+    with qtbot.waitSignal(runner.finished, timeout=20_000):
+        assert runner.start("demo:retry-feedback")
+    qtbot.waitUntil(lambda: not runner.busy)
+    assert len(prepared_on) == 1 and prepared_on[0] != threading.main_thread().ident

@@ -283,3 +283,32 @@ def test_a_missing_ssl_cert_file_falls_back_to_certifi(tmp_path: Path) -> None:
     context = verify_for({"SSL_CERT_FILE": str(tmp_path / "gone.pem")})
     assert isinstance(context, ssl.SSLContext)
     assert context.cert_store_stats()["x509_ca"] > 0  # certifi's roots are loaded
+
+
+async def test_prepare_builds_the_client_and_looks_the_key_up_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("PREPARED_KEY", raising=False)
+    monkeypatch.delenv("ABSENT_KEY", raising=False)
+    lookups: list[str] = []
+
+    def keyring_get(service: str, name: str) -> str | None:
+        lookups.append(name)
+        return "from-keyring" if name == "PREPARED_KEY" else None
+
+    config = ModelConfig(provider="openai", api_key_env="PREPARED_KEY")
+    http = HttpSession(config, provider="p", default_base_url="x", keyring_get=keyring_get)
+    assert http._client is None
+    http.prepare()
+    assert http._client is not None and lookups == ["PREPARED_KEY"]
+    assert http.api_key() == "from-keyring" and http.api_key() == "from-keyring"
+    assert lookups == ["PREPARED_KEY"]  # cached: no keyring call at request time
+    await http.aclose()
+
+    missing = ModelConfig(provider="openai", api_key_env="ABSENT_KEY")
+    http = HttpSession(missing, provider="p", default_base_url="x", keyring_get=keyring_get)
+    http.prepare()  # a missing key is the first request's error, recorded in the run
+    with pytest.raises(ProviderError, match="ABSENT_KEY"):
+        http.api_key()
+    assert lookups.count("ABSENT_KEY") == 1
+    await http.aclose()
