@@ -57,18 +57,35 @@ def _mix(a: QColor, b: QColor, t: float) -> QColor:
 
 
 def chip_rects(area: QRect, labels: list[str], metrics: QFontMetrics) -> list[QRect]:
-    """Where each chip goes, left to right; chips that do not fit are left out."""
+    """Where each chip goes, left to right; chips that do not fit are left out, except the first,
+    which is narrowed to the cell (its label is elided when painted)."""
     height = min(area.height() - 4, metrics.height() + 4)
     top = area.top() + (area.height() - height) // 2
     rects: list[QRect] = []
     x = area.left() + CHIP_GAP
     for label in labels:
         width = metrics.horizontalAdvance(label) + 2 * CHIP_PAD
-        if x + width > area.right() - CHIP_GAP and rects:
-            break
+        if x + width > area.right() - CHIP_GAP:
+            if rects:
+                break
+            width = max(0, area.right() - CHIP_GAP - x)
         rects.append(QRect(x, top, width, height))
         x += width + CHIP_GAP
     return rects
+
+
+_VERDICT_RANK = {"fail": 0, "error": 0}
+
+
+def chip_order(verdicts: list[Verdict]) -> list[Verdict]:
+    """Failing and erroring verdicts first (otherwise in their order), so that the ones that
+    matter are never the ones hidden behind "+N"."""
+    return sorted(verdicts, key=lambda v: _VERDICT_RANK.get(v.status, 1))
+
+
+def latency_bar_colour(palette: QPalette, selected: bool) -> QColor:
+    role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Highlight
+    return palette.color(role)
 
 
 def verdict_label(verdict: Verdict) -> str:
@@ -81,6 +98,7 @@ class TimelineDelegate(QStyledItemDelegate):
             self._paint_header(painter, option, index)
             return
         painter.save()
+        painter.setClipRect(option.rect)  # nothing a cell paints spills into its neighbours
         if index.data(TimelineRole.CLEARED):
             painter.setOpacity(CLEARED_OPACITY)
         column = index.column()
@@ -90,7 +108,7 @@ class TimelineDelegate(QStyledItemDelegate):
             if column == Column.STATUS:
                 self._paint_status(painter, option, index)
             elif column == Column.VERDICTS:
-                verdicts: list[Verdict] = index.data(TimelineRole.VERDICTS) or []
+                verdicts = chip_order(index.data(TimelineRole.VERDICTS) or [])
                 labels = [verdict_label(v) for v in verdicts]
                 self._paint_chips(painter, option, labels, [v.status for v in verdicts])
             elif column == Column.MARKERS:
@@ -120,7 +138,7 @@ class TimelineDelegate(QStyledItemDelegate):
     ) -> bool:
         """Each verdict chip has its own tooltip: that validator's reason."""
         if event.type() == QEvent.Type.ToolTip and index.column() == Column.VERDICTS:
-            verdicts: list[Verdict] = index.data(TimelineRole.VERDICTS) or []
+            verdicts = chip_order(index.data(TimelineRole.VERDICTS) or [])
             metrics = QFontMetrics(self._chip_font(option))
             rects = chip_rects(option.rect, [verdict_label(v) for v in verdicts], metrics)
             for rect, verdict in zip(rects, verdicts, strict=False):
@@ -167,8 +185,10 @@ class TimelineDelegate(QStyledItemDelegate):
         base = option.palette.color(QPalette.ColorRole.Base)
         font = self._chip_font(option)
         painter.setFont(font)
-        rects = chip_rects(option.rect, labels, QFontMetrics(font))
+        metrics = QFontMetrics(font)
+        rects = chip_rects(option.rect, labels, metrics)
         for rect, label, status in zip(rects, labels, statuses, strict=False):
+            label = metrics.elidedText(label, Qt.TextElideMode.ElideRight, rect.width() - CHIP_PAD)
             colour = status_colour(status, dark)
             painter.setPen(QPen(colour, 1))
             painter.setBrush(_mix(base, colour, 0.28 if dark else 0.14))
@@ -201,29 +221,30 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, text)
 
     def _paint_latency(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        """The duration, right-aligned, over a thin bar along the bottom of the whole cell (at
+        the default column width there is no room beside the text)."""
         rect = option.rect.adjusted(6, 0, -6, 0)
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
-        metrics = QFontMetrics(option.font)
-        text_width = metrics.horizontalAdvance("00,000 ms")
         fraction = index.data(TimelineRole.LATENCY_FRACTION)
-        bar_space = rect.width() - text_width - 8
-        if fraction is not None and bar_space > 4:
-            track = QRect(rect.left(), rect.center().y() - 3, bar_space, 7)
+        if fraction is not None and rect.width() > 4:
+            track = QRect(rect.left(), option.rect.bottom() - 5, rect.width(), 4)
             selected = bool(option.state & QStyle.StateFlag.State_Selected)
-            colour = option.palette.color(
-                QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Highlight
-            )
+            colour = latency_bar_colour(option.palette, selected)
             base = option.palette.color(QPalette.ColorRole.Base)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(_mix(base, option.palette.color(QPalette.ColorRole.Text), 0.08))
-            painter.drawRoundedRect(track, 3, 3)
+            painter.drawRoundedRect(track, 2, 2)
             filled = QRect(track)
             filled.setWidth(max(3, round(track.width() * float(fraction))))
             painter.setBrush(colour)
-            painter.drawRoundedRect(filled, 3, 3)
+            painter.drawRoundedRect(filled, 2, 2)
         painter.setPen(self._text_colour(option))
         painter.setFont(option.font)
-        painter.drawText(rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.drawText(
+            rect.adjusted(0, 0, 0, -4),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            text,
+        )
 
     def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         """An attempt header: spans the row; "Attempt N · k steps", its last status, cleared."""

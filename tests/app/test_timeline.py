@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from pytestqt.qtbot import QtBot
@@ -113,3 +114,74 @@ def test_renders_in_light_and_dark(qtbot: QtBot, tmp_path: Path) -> None:
     view.setPalette(palette)
     dark = view.grab().toImage()
     assert dark.pixelColor(dark.width() // 2, dark.height() - 5).lightness() < 60
+
+
+def _cell_pixels(view: TimelineView, row: int, column: int) -> set[str]:
+    rect = view.table.visualRect(view.model.index(row, column))
+    image = view.table.viewport().grab().toImage()
+    return {
+        image.pixelColor(x, y).name()
+        for x in range(rect.left(), rect.right() + 1)
+        for y in range(rect.top(), rect.bottom() + 1)
+    }
+
+
+def test_a_slow_steps_latency_bar_is_drawn_at_the_default_width(qtbot: QtBot) -> None:
+    from inspector.app.timeline_delegate import latency_bar_colour
+
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    view.table.clearSelection()
+    fractions = {
+        row: view.model.index(row, Column.LATENCY).data(TimelineRole.LATENCY_FRACTION)
+        for row in range(view.model.rowCount())
+        if not view.model.index(row, Column.LATENCY).data(TimelineRole.CLEARED)  # not dimmed
+    }
+    slowest = max((r for r, f in fractions.items() if f is not None), key=lambda r: fractions[r])
+    bar = latency_bar_colour(view.table.palette(), selected=False).name()
+    assert bar in _cell_pixels(view, slowest, Column.LATENCY)
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the offscreen tooltip
+def test_chips_stay_in_their_cell_and_failures_come_first(qtbot: QtBot) -> None:
+    from PySide6.QtCore import QPoint, QRect
+    from PySide6.QtGui import QFont, QFontMetrics, QHelpEvent
+    from PySide6.QtWidgets import QStyleOptionViewItem, QToolTip
+
+    from inspector.app.timeline_delegate import chip_order, chip_rects
+    from inspector.core.records import Verdict
+
+    metrics = QFontMetrics(QFont())
+    area = QRect(100, 0, 40, 20)
+    (only,) = chip_rects(area, ["✗ a-very-long-validator-name", "✓ b"], metrics)
+    assert only.left() >= area.left() and only.right() <= area.right()
+
+    verdicts = [
+        Verdict.passed("p1"),
+        Verdict.failed("f1", "wrong"),
+        Verdict.passed("p2"),
+        Verdict(validator="e1", ok=False, status="error", reason="crashed"),
+        Verdict.failed("f2", "also wrong"),
+    ]
+    assert [v.validator for v in chip_order(verdicts)] == ["f1", "e1", "f2", "p1", "p2"]
+
+    # The hover tooltip follows the painted order: the first chip is the first failure.
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    row = next(
+        r
+        for r in range(view.model.rowCount())
+        if any(
+            v.status == "fail"
+            for v in view.model.index(r, Column.VERDICTS).data(TimelineRole.VERDICTS) or []
+        )
+    )
+    index = view.model.index(row, Column.VERDICTS)
+    shown = chip_order(index.data(TimelineRole.VERDICTS))
+    option = QStyleOptionViewItem()
+    option.rect = view.table.visualRect(index)
+    option.font = view.table.font()
+    first = chip_rects(option.rect, ["x"], QFontMetrics(QFont()))[0]
+    pos = QPoint(first.left() + 2, first.center().y())
+    event = QHelpEvent(QHelpEvent.Type.ToolTip, pos, view.table.viewport().mapToGlobal(pos))
+    assert view.table.itemDelegate().helpEvent(event, view.table, option, index)
+    assert QToolTip.text().startswith(f"✗ {shown[0].validator}")
+    QToolTip.hideText()
