@@ -473,7 +473,7 @@ class MainWindow(QMainWindow):
 
     def _finished(self, record: RunRecord) -> None:
         self.statusBar().showMessage(f"Run {record.run_id} {record.status}", 5000)
-        self.refresh_runs(keep=record.run_id)
+        self.refresh_runs(keep=self._shown_run_id() or record.run_id)
         if self.live is not None and self.live.run_id == record.run_id and self.shown is self.live:
             self.run_heading.setText(run_title(self.live))
             self.status.show_record(record)
@@ -481,6 +481,12 @@ class MainWindow(QMainWindow):
         if problem:
             level: Level = "warning" if record.status in ("failed", "cancelled") else "error"
             self.message_bar.show_message(level, problem)
+
+    def _shown_run_id(self) -> str | None:
+        """The run the user is looking at (or asked to see): the runs list keeps it selected."""
+        if self._loading is not None:
+            return self._loading
+        return self.shown.run_id if self.shown is not None else None
 
     def _failed(self, message: str) -> None:
         self.statusBar().clearMessage()

@@ -297,3 +297,23 @@ def test_a_stored_run_loads_off_the_ui_thread_and_a_stale_load_is_dropped(
     qtbot.waitUntil(stale.done)
     assert window.shown.run_id == second.run_id  # the first load arrived late and was dropped
     assert threads and threading.main_thread().ident not in threads
+
+
+def test_a_finishing_run_leaves_the_runs_list_on_the_run_being_looked_at(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    window.library.select_scenario("demo:empty-final")
+    earlier = _run_with_keys(window, qtbot)
+    window.library.select_scenario(str(streaming_scenario(tmp_path, words=60)))
+    with qtbot.waitSignal(
+        window.runner.engineEvent, timeout=20_000, check_params_cb=_is("text_delta")
+    ):
+        qtbot.keyClick(window, Qt.Key.Key_R, CTRL)
+    window.library.select_run(earlier.run_id)  # the user looks back while it streams
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == earlier.run_id)
+    with qtbot.waitSignal(window.runner.finished, timeout=20_000) as finished:
+        pass
+    assert finished.args[0].run_id != earlier.run_id
+    current = window.library.run_list.currentIndex()
+    assert current.data(Qt.ItemDataRole.UserRole + 1) == earlier.run_id
+    assert window.shown.run_id == earlier.run_id
