@@ -27,7 +27,6 @@ from inspector.app.runs_item_model import (
     SCENARIO,
     STARTED,
     STATUS,
-    TERMINATION,
     RunsItemModel,
 )
 from inspector.app.scenarios_item_model import REF_ROLE, ScenariosItemModel
@@ -79,7 +78,7 @@ class LibraryPanel(QSplitter):
         header = self.run_list.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in ((STATUS, 104), (SCENARIO, 112), (TERMINATION, 120), (STARTED, 70)):
+        for column, width in ((STATUS, 128), (SCENARIO, 104), (STARTED, 70)):
             self.run_list.setColumnWidth(column, width)
         self.run_list.selectionModel().currentChanged.connect(self._run_changed)
 

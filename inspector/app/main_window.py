@@ -497,7 +497,7 @@ class MainWindow(QMainWindow):
         if not self._docks_sized:  # sizes apply once the window has its own (first show)
             self._docks_sized = True
             width = self.width()
-            sizes = [max(200, width // 7), max(400, width * 9 // 28)]
+            sizes = [max(250, width * 5 // 28), max(400, width * 9 // 28)]
             self.resizeDocks(
                 [self.library_dock, self.detail_dock], sizes, Qt.Orientation.Horizontal
             )

@@ -11,8 +11,8 @@ from inspector.store import RunSummary
 
 _Index = QModelIndex | QPersistentModelIndex
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
-COLUMNS = ("Status", "Scenario", "Ended by", "Started", "Steps", "Tokens", "Duration", "Run")
-STATUS, SCENARIO, TERMINATION, STARTED, STEPS, TOKENS, DURATION, RUN = range(len(COLUMNS))
+COLUMNS = ("Status", "Scenario", "Started", "Steps", "Tokens", "Duration", "Run")
+STATUS, SCENARIO, STARTED, STEPS, TOKENS, DURATION, RUN = range(len(COLUMNS))
 
 
 def started_text(started_at: str, now: datetime | None = None) -> str:
@@ -29,13 +29,20 @@ def duration_text(ms: float) -> str:
     return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
 
 
+def status_text(run: RunSummary) -> str:
+    """The status and, unless it simply succeeded, what ended it: "failed · step cap" (one
+    column, so that a narrow runs list still says why a run ended)."""
+    if run.termination and run.status != "succeeded":
+        return f"{run.status} · {run.termination.replace('_', ' ')}"
+    return run.status
+
+
 def run_cells(run: RunSummary) -> tuple[str, ...]:
     """The text of each column for one run (what the filter box matches, too)."""
     replay = f" (replay of {run.replay_of})" if run.replay_of else ""
     return (
-        run.status,
+        status_text(run),
         run.scenario + replay,
-        (run.termination or "").replace("_", " "),
         started_text(run.started_at),
         str(run.steps),
         f"{run.input_tokens} → {run.output_tokens}",
@@ -77,8 +84,9 @@ class RunsItemModel(QAbstractTableModel):
             return status_icon(run.status)
         if role == Qt.ItemDataRole.ToolTipRole:
             return (
-                f"{run.run_id} · {run.status}"
-                + (f" ({run.termination})" if run.termination else "")
+                f"{run.scenario} · run {run.run_id}\n{run.status}"
+                + (f", ended by {run.termination.replace('_', ' ')}" if run.termination else "")
+                + f"\n{run.steps} step{'s' * (run.steps != 1)}, {duration_text(run.duration_ms)}"
                 + f"\n{run.provider} / {run.model}"
             )
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (STEPS, TOKENS, DURATION):

@@ -46,9 +46,11 @@ def test_runs_item_model(qtmodeltester: ModelTester) -> None:
     )
     qtmodeltester.check(model)
     assert model.rowCount() == 3 and model.columnCount() == len(COLUMNS)
-    assert model.index(1, 0).data() == "failed"
+    assert model.index(0, 0).data() == "succeeded"  # "stop" says nothing more
+    assert model.index(1, 0).data() == "failed · validator exhausted"
     assert model.index(1, 1).data() == "retry-feedback (replay of b2)"
-    assert model.index(1, 2).data() == "validator exhausted"
+    tip = model.index(1, 1).data(Qt.ItemDataRole.ToolTipRole)
+    assert "a1" in tip and "ended by validator exhausted" in tip and "scripted / demo" in tip
     assert model.index(1, 0).data(RUN_ID_ROLE) == "a1"
     for row in range(3):  # the running run has an icon too
         assert not model.index(row, 0).data(Qt.ItemDataRole.DecorationRole).isNull()
@@ -59,7 +61,7 @@ def test_runs_item_model(qtmodeltester: ModelTester) -> None:
 
 def test_run_cells_text() -> None:
     cells = run_cells(_summary("a1"))
-    assert cells[4:] == ("4", "370 → 84", "1.5 s", "a1")
+    assert cells[3:] == ("4", "370 → 84", "1.5 s", "a1")
     assert duration_text(12.4) == "12 ms"
 
 

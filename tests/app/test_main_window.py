@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
 from inspector.app.main_window import MainWindow, record_problem, run_title
-from inspector.app.runs_item_model import STATUS, TERMINATION
+from inspector.app.runs_item_model import STATUS
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord
@@ -68,8 +68,9 @@ def test_runs_list_shows_the_new_run_first_with_status_and_reason(
     record = _run_with_keys(window, qtbot)
     runs = window.library.runs
     assert runs.rowCount() == 1 and runs.run(0).run_id == record.run_id
-    assert runs.index(0, STATUS).data() == record.status
-    assert runs.index(0, TERMINATION).data() == (record.termination or "").replace("_", " ")
+    reason = (record.termination or "").replace("_", " ")
+    shown = record.status if record.status == "succeeded" else f"{record.status} · {reason}"
+    assert runs.index(0, STATUS).data() == shown
     assert not runs.index(0, STATUS).data(Qt.ItemDataRole.DecorationRole).isNull()
     assert store.load(record.run_id).status == record.status
 
@@ -317,3 +318,22 @@ def test_a_finishing_run_leaves_the_runs_list_on_the_run_being_looked_at(
     current = window.library.run_list.currentIndex()
     assert current.data(Qt.ItemDataRole.UserRole + 1) == earlier.run_id
     assert window.shown.run_id == earlier.run_id
+
+
+def test_at_1400_by_900_the_runs_list_says_why_and_the_timeline_fits(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    from inspector.app.runs_item_model import SCENARIO
+
+    window.library.select_scenario("demo:retry-feedback")
+    window.policy.policy_form.editors["max_attempts"].editor.setValue(1)
+    record = _run_with_keys(window, qtbot)
+    assert record.termination == "validator_exhausted"
+    runs = window.library.run_list
+    assert window.library_dock.width() >= 250
+    status_and_name = runs.columnWidth(STATUS) + runs.columnWidth(SCENARIO)
+    assert status_and_name <= runs.viewport().width()  # no column hides off to the right
+    assert runs.model().index(0, STATUS).data() == "failed · validator exhausted"
+    table = window.timeline.table
+    columns = sum(table.columnWidth(c) for c in range(table.model().columnCount()))
+    assert columns <= table.viewport().width()
