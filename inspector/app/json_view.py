@@ -27,7 +27,8 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 # Above this size a document is shown unhighlighted: lexing every line would stall the UI.
 HIGHLIGHT_LIMIT = 300_000
-PRE = '<pre style="margin-top:2px;margin-bottom:2px">'
+# pre-wrap: keeps the indentation, yet a long string wraps instead of widening the view.
+PRE = '<pre style="margin-top:2px;margin-bottom:2px;white-space:pre-wrap">'
 
 # (light, dark) colours per token family.
 _COLOURS: dict[str, tuple[str, str]] = {

@@ -142,3 +142,16 @@ def test_no_step_selected(qtbot: QtBot) -> None:
     detail = make_detail(qtbot)
     assert "No step selected" in detail.title.text()
     assert "Select a step" in detail.model_saw.toPlainText()
+
+
+def test_json_blocks_wrap_long_values(qtbot: QtBot) -> None:
+    from PySide6.QtGui import QTextDocument
+
+    from inspector.app.json_view import json_html
+
+    for dark in (False, True):
+        document = QTextDocument()
+        document.setHtml(json_html({"text": "a long sentence " * 40, "n": 1}, dark))
+        document.setTextWidth(240)
+        assert document.idealWidth() <= 240  # wrapped, not one line running off the view
+        assert "a long sentence" in document.toPlainText()
