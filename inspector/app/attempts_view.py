@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -262,24 +263,39 @@ class AttemptsView(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._refresh_if_visible)
+        self._stale = False  # something changed while hidden: refresh when shown
         self.refresh()
 
     def show_run(self, run: LiveRun) -> None:
         self._run = run
         self._timer.stop()
-        self.refresh()
+        self._refresh_if_visible()
 
     def on_event(self, event: Event) -> None:
         del event  # any event may change a column; re-render once per interval
-        if not self._timer.isActive():
+        if not self.isVisible():  # a tab behind another: no re-rendering nobody sees
+            self._stale = True
+        elif not self._timer.isActive():
             self._timer.start()
+
+    def _refresh_if_visible(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
 
     @property
     def attempt_columns(self) -> list[_Column]:
         return [c for c in self._columns if not c.isHidden()]
 
     def refresh(self) -> None:
+        self._stale = False
         dark = is_dark(self.palette())
         run = self._run
         steps = run.record.steps if run.record is not None else [s.as_step() for s in run.steps]

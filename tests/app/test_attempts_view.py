@@ -80,3 +80,21 @@ def test_columns_appear_as_the_run_streams(qtbot: QtBot) -> None:
     assert counts[0] == 0 and counts[-1] == 3 and counts == sorted(counts)
     qtbot.waitUntil(lambda: "succeeded" in view.kept.body.toPlainText())
     assert record.output in view.transcript.body.toPlainText()
+
+
+def test_a_hidden_view_does_not_redraw_and_catches_up_when_shown(qtbot: QtBot) -> None:
+    events, record = demo_run("retry-feedback")
+    run = LiveRun()
+    view = make_view(qtbot)
+    view.show_run(run)
+    view.hide()
+    for event in events:
+        run.apply(event)
+        view.on_event(event)
+        assert not view._timer.isActive()  # no redraw scheduled for a view nobody sees
+    view.show_run(run)  # a new run shown while hidden is not rendered either
+    assert record.output not in view.transcript.body.toPlainText()
+    view.show()
+    qtbot.waitExposed(view)
+    assert record.output in view.transcript.body.toPlainText()
+    assert len(view.attempt_columns) == 3
