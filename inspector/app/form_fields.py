@@ -124,9 +124,11 @@ def parse_value_text(text: str, spec: FieldSpec) -> Any:
         return text
     try:
         return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except tomllib.TOMLDecodeError as exc:
         if spec.kind == "value" and not spec.optional:
             raise ValueError('not a TOML value (quote text: "like this")') from None
+        if text[0] in '{["':  # meant as a table, array or string: say what is wrong with it
+            raise ValueError(f"not a TOML value: {exc}") from None
         return text  # Any: an unquoted word is taken as text, as --set does
 
 

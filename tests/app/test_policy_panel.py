@@ -116,9 +116,11 @@ def test_invalid_values_are_refused_inline(panel: PolicyPanel) -> None:
     assert "greater than 0" in timeout.error.text() and not timeout.error.isHidden()
 
     max_tokens = panel.model_form.editors["max_tokens"]
-    max_tokens.editor.setText("[not toml")
+    max_tokens.editor.setText("not toml")
     assert "not a TOML value" not in max_tokens.error.text()  # optional: taken as text...
     assert "model.max_tokens" in panel.errors()  # ...which pydantic then refuses
+    max_tokens.editor.setText("[not toml")  # meant as an array: the TOML error itself
+    assert "not a TOML value" in panel.errors()["model.max_tokens"]
 
 
 def test_a_value_that_cannot_be_cleared_by_an_override_says_so(qtbot: QtBot) -> None:
@@ -140,6 +142,20 @@ def test_field_specs_and_toml_round_trip() -> None:
     spec = {s.name: s for s in field_specs(ModelConfig)}["base_url"]
     assert parse_value_text("  http://h:1/v1 ", spec) == "http://h:1/v1"  # text as-is
     assert parse_value_text("", spec) is None
+
+
+def test_broken_toml_for_an_any_field_is_refused_not_taken_as_text(qtbot: QtBot) -> None:
+    spec = {s.name: s for s in field_specs(Policy)}["fallback"]
+    assert parse_value_text("plain words", spec) == "plain words"  # as --set takes it
+    assert parse_value_text("{ a = 1 }", spec) == {"a": 1}
+    for broken in ("{ broken", "[1, 2", '"unclosed'):
+        with pytest.raises(ValueError, match="not a TOML value"):
+            parse_value_text(broken, spec)
+    panel = PolicyPanel()
+    qtbot.addWidget(panel)
+    panel.set_scenario(resolve_scenario("demo:retry-feedback"))
+    panel.policy_form.editors["fallback"].editor.setText("{ broken")
+    assert "not a TOML value" in panel.errors()["policy.fallback"]
 
 
 def test_field_errors_and_overrides_are_pure() -> None:
