@@ -53,6 +53,9 @@ from inspector.core.scenario import ModelConfig, Scenario
 MODEL_FIELDS_NOT_EDITED = ("headers",)
 
 
+SPIN_DECIMALS = 6  # timeouts in ms and temperatures to the thousandth show as they are
+
+
 class FieldEditor(QWidget):
     """One field: its editor and, below it, the message when the value is refused."""
 
@@ -62,6 +65,7 @@ class FieldEditor(QWidget):
         super().__init__(parent)
         self.spec = spec
         self._parse_error = ""
+        self._set_number: float | None = None  # a decimal field's value as set, unrounded
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -94,8 +98,8 @@ class FieldEditor(QWidget):
             spin.valueChanged.connect(self.changed)
             return spin
         if spec.kind == "number":
-            dspin = QDoubleSpinBox(self)
-            dspin.setDecimals(2)
+            dspin = DecimalSpinBox(self)
+            dspin.setDecimals(SPIN_DECIMALS)
             low = spec.minimum if spec.minimum is not None else -SPIN_LIMIT
             dspin.setRange(low, SPIN_LIMIT)
             dspin.valueChanged.connect(self.changed)
@@ -120,6 +124,14 @@ class FieldEditor(QWidget):
             return w.currentText()
         if isinstance(w, QCheckBox):
             return w.isChecked()
+        # Beyond the shown decimals the editor rounds: unchanged, it means the value set.
+        set_number = self._set_number
+        if (
+            isinstance(w, QDoubleSpinBox)
+            and set_number is not None
+            and w.value() == round(set_number, w.decimals())
+        ):
+            return set_number
         if isinstance(w, QSpinBox | QDoubleSpinBox):
             return w.value()
         if isinstance(w, QPlainTextEdit):
@@ -146,7 +158,8 @@ class FieldEditor(QWidget):
         elif isinstance(w, QSpinBox):
             w.setValue(int(value))
         elif isinstance(w, QDoubleSpinBox):
-            w.setValue(float(value))
+            self._set_number = float(value)
+            w.setValue(self._set_number)
         elif isinstance(w, QPlainTextEdit):
             w.setPlainText(str(value))
         elif isinstance(w, QLineEdit):
@@ -156,6 +169,16 @@ class FieldEditor(QWidget):
     def show_error(self, message: str) -> None:
         self.error.setText(message)
         self.error.setVisible(bool(message))
+
+
+class DecimalSpinBox(QDoubleSpinBox):
+    """Enough decimals for values like 0.005 s, shown without trailing zeros ("30", "0.005")."""
+
+    def textFromValue(self, value: float) -> str:
+        locale = self.locale()
+        text = locale.toString(value, "f", self.decimals()).replace(locale.groupSeparator(), "")
+        point = locale.decimalPoint()
+        return text.rstrip("0").rstrip(point) if point in text else text
 
 
 class ModelForm(QGroupBox):

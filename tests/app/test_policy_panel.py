@@ -165,3 +165,19 @@ def test_field_errors_and_overrides_are_pure() -> None:
     errors = field_errors(Policy, bad)
     assert "max_attempts" in errors
     assert overrides("policy", base, {**base, "max_steps": 4}) == ["policy.max_steps=4"]
+
+
+def test_decimal_fields_show_small_values_and_make_no_phantom_override(qtbot: QtBot) -> None:
+    panel = PolicyPanel()
+    qtbot.addWidget(panel)
+    for value in ("0.005", "0.0000004"):  # the second has more decimals than the box shows
+        scenario = resolve_scenario("demo:retry-feedback", [f"policy.validator_timeout_s={value}"])
+        panel.set_scenario(scenario)
+        assert panel.overrides() == []
+    timeout = panel.policy_form.editors["validator_timeout_s"].editor
+    panel.set_scenario(
+        resolve_scenario("demo:retry-feedback", ["policy.validator_timeout_s=0.005"])
+    )
+    assert timeout.text() == "0.005"
+    timeout.setValue(0.25)
+    assert panel.overrides() == ["policy.validator_timeout_s=0.25"]
