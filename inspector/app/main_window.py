@@ -60,8 +60,12 @@ def run_title(run: LiveRun) -> str:
         ended = record.status + (
             f" ({record.termination.replace('_', ' ')})" if record.termination else ""
         )
-        attempts = record.budgets.attempts_used
-        parts += [ended, f"{len(record.steps)} steps", f"{attempts} attempt{'s' * (attempts != 1)}"]
+        steps, attempts = len(record.steps), record.budgets.attempts_used
+        parts += [
+            ended,
+            f"{steps} step{'s' * (steps != 1)}",
+            f"{attempts} attempt{'s' * (attempts != 1)}",
+        ]
         if record.replay_of:
             parts.append(f"replay of {record.replay_of}")
     return " · ".join(parts)
