@@ -99,6 +99,7 @@ class StepDetail(QWidget):
 
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)  # a long title must not widen the dock over the timeline
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.model_saw = ChatView(self)
