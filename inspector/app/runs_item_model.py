@@ -31,8 +31,9 @@ def duration_text(ms: float) -> str:
 
 def status_text(run: RunSummary) -> str:
     """The status and, unless it simply succeeded, what ended it: "failed · step cap" (one
-    column, so that a narrow runs list still says why a run ended)."""
-    if run.termination and run.status != "succeeded":
+    column, so that a narrow runs list still says why a run ended; "fallback", not
+    "fallback · fallback")."""
+    if run.termination and run.status != "succeeded" and run.termination != run.status:
         return f"{run.status} · {run.termination.replace('_', ' ')}"
     return run.status
 

@@ -48,6 +48,11 @@ def test_runs_item_model(qtmodeltester: ModelTester) -> None:
     assert model.rowCount() == 3 and model.columnCount() == len(COLUMNS)
     assert model.index(0, 0).data() == "succeeded"  # "stop" says nothing more
     assert model.index(1, 0).data() == "failed · validator exhausted"
+    model.set_runs([_summary("f1", "fallback", termination="fallback")])
+    assert model.index(0, 0).data() == "fallback"
+    model.set_runs(
+        [_summary("b2"), _summary("a1", "failed", replay_of="b2"), _summary("c3", "running")]
+    )
     assert model.index(1, 1).data() == "retry-feedback (replay of b2)"
     tip = model.index(1, 1).data(Qt.ItemDataRole.ToolTipRole)
     assert "a1" in tip and "ended by validator exhausted" in tip and "scripted / demo" in tip
