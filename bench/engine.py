@@ -38,7 +38,6 @@ import importlib.util
 import os
 import platform
 import pstats
-import re
 import statistics
 import sys
 import tempfile
@@ -53,7 +52,7 @@ from typing import Any
 from pydantic_ai import Agent, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UsageLimits
 from pydantic_ai.messages import ModelMessage, ModelRequest
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from results import write_section  # bench/results.py (this folder is on sys.path)
+from results import cpu_model, write_section  # bench/results.py (this folder is on sys.path)
 
 from inspector.core.loop import run_turn
 from inspector.core.scenario import Scenario, scenario_from_dict
@@ -375,15 +374,6 @@ def pydantic_ai_note(results: Results) -> str:
         "and the pydantic-ai version, so the goals compare both frameworks on one machine, in "
         "one process, interleaved, never against the issue's numbers."
     )
-
-
-def cpu_model() -> str:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
-    except OSError:
-        return platform.processor() or "unknown"
-    match = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
-    return match.group(1).strip() if match else "unknown"
 
 
 def machine() -> str:

@@ -26,7 +26,6 @@ import datetime as dt
 import gc
 import os
 import platform
-import re
 import statistics
 import sys
 import tempfile
@@ -36,7 +35,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from results import write_section  # bench/results.py (this folder is on sys.path)
+from results import cpu_model, write_section  # bench/results.py (this folder is on sys.path)
 
 from inspector.core.events import discard
 from inspector.core.loop import Turn, run_turn
@@ -194,15 +193,6 @@ async def bench_revalidate(record: RunRecord, repeats: int) -> tuple[float, floa
 
 
 # ---- the report ------------------------------------------------------------------------------
-
-
-def cpu_model() -> str:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
-    except OSError:
-        return platform.processor() or "unknown"
-    match = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
-    return match.group(1).strip() if match else "unknown"
 
 
 def machine() -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 import re
 from pathlib import Path
 
@@ -18,3 +19,13 @@ def write_section(path: Path, heading: str, text: str) -> None:
     else:
         new = old.rstrip("\n") + "\n\n" + text
     path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def cpu_model() -> str:
+    """The CPU's model name for a results header ("unknown" where /proc/cpuinfo is missing)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        return platform.processor() or "unknown"
+    match = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
+    return match.group(1).strip() if match else "unknown"
