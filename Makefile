@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	@$(MAKE) --no-print-directory system-deps
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,package]'
 	touch $(STAMP)
 
 # Installs what Qt needs when it is missing and we may (root with apt-get); otherwise says what is missing.
@@ -41,7 +41,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check inspector tests bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -m 'not local_model and not package'
+	$(BIN)/python -m pytest -q -m 'not local_model'
 
 lint: $(STAMP)
 	$(BIN)/ruff check inspector tests bench
