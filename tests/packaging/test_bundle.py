@@ -80,6 +80,16 @@ def test_frozen_cli_runs_a_demo_from_the_bundled_resources(bundle: Path, tmp_pat
     assert Path(record["scenario_dir"]).parts[-3:] == ("inspector", "_resources", "demos")
 
 
+def test_frozen_app_records_and_exports_a_run_as_html(bundle: Path, tmp_path: Path) -> None:
+    db = str(tmp_path / "runs.sqlite3")
+    result = _frozen(bundle, "run", "demo:step-cap", "--db", db, "--json", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    run_id = json.loads(result.stdout)["run_id"]
+    page = _frozen(bundle, "export", run_id, "--format", "html", "--db", db, tmp_path=tmp_path)
+    assert page.returncode == 0, page.stderr
+    assert "<html" in page.stdout and run_id in page.stdout
+
+
 def test_frozen_app_lists_every_demo_of_the_checkout(bundle: Path, tmp_path: Path) -> None:
     result = _frozen(bundle, "demos", tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
