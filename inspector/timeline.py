@@ -8,17 +8,7 @@ import json
 from typing import TextIO
 
 from inspector.core.events import Event, RunFinished, RunStarted, StepFinished
-from inspector.core.records import RunRecord, Step
-
-
-def step_kind(step: Step) -> str:
-    """tool call | final | empty | error | cancelled — what the step was, for a timeline."""
-    if step.status in ("empty", "error", "cancelled", "interrupted", "pending"):
-        return step.status
-    response = step.response
-    if response and response.tool_calls and not step.internal_tool and not response.refusal:
-        return "tool call"
-    return "final"
+from inspector.core.records import RunRecord, Step, step_kind
 
 
 def _clip(text: str, width: int) -> str:

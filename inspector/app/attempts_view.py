@@ -39,8 +39,7 @@ from inspector.app.json_view import is_dark, json_html
 from inspector.app.timeline_delegate import status_colour, verdict_label
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
-from inspector.core.records import RunRecord, Step
-from inspector.timeline import step_kind
+from inspector.core.records import RunRecord, Step, step_kind
 
 REFRESH_MS = 100
 COLUMN_WIDTH = 300

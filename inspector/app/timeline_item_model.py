@@ -37,8 +37,7 @@ from inspector.core.events import (
     TextDelta,
 )
 from inspector.core.live import LiveRun, LiveStep
-from inspector.core.records import Forced, Verdict
-from inspector.timeline import step_kind
+from inspector.core.records import Forced, Verdict, step_kind
 
 Index = QModelIndex | QPersistentModelIndex
 

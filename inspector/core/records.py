@@ -180,3 +180,14 @@ class RunRecord(_Record):
     scenario_dir: str = ""
     scenario_origin: str = ""
     overrides: list[str] = Field(default_factory=list)
+
+
+def step_kind(step: Step) -> str:
+    """tool call | final | empty | error | cancelled | interrupted | pending — what the step
+    was; the one definition the terminal timeline, the window and the reports label steps by."""
+    if step.status in ("empty", "error", "cancelled", "interrupted", "pending"):
+        return step.status
+    response = step.response
+    if response and response.tool_calls and not step.internal_tool and not response.refusal:
+        return "tool call"
+    return "final"

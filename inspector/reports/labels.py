@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from inspector.core.records import Forced, Step
+from inspector.core.records import step_kind as core_step_kind
 
 
 def step_kind(step: Step) -> str:
-    """tool call | final answer | empty | error | … — what the step was."""
-    if step.status in ("empty", "error", "cancelled", "interrupted", "pending"):
-        return step.status
-    response = step.response
-    if response and response.tool_calls and not step.internal_tool and not response.refusal:
-        return "tool call"
-    return "final answer"
+    """tool call | final answer | empty | error | … — what the step was (core's kind, with the
+    final answer spelled out for readers of a report)."""
+    kind = core_step_kind(step)
+    return "final answer" if kind == "final" else kind
 
 
 def forced_label(forced: Forced | None) -> str:
