@@ -260,18 +260,21 @@ class MainWindow(QMainWindow):
         self.addToolBar(toolbar)
 
         menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
+        # Kept: the feature modules (editor, compare, replay, playback) add their actions here.
+        self.file_menu = file_menu = menu.addMenu("&File")
         file_menu.addAction(self.open_action)
         file_menu.addAction(self.settings_action)
         file_menu.addSeparator()
+        self.quit_action = quit_action
         file_menu.addAction(quit_action)
-        run_menu = menu.addMenu("&Run")
-        run_menu.addActions([self.run_action, self.stop_action])
-        view_menu = menu.addMenu("&View")
+        self.run_menu = menu.addMenu("&Run")
+        self.run_menu.addActions([self.run_action, self.stop_action])
+        self.view_menu = view_menu = menu.addMenu("&View")
         view_menu.addActions([self.show_cleared_action, self.filter_action, self.timeline_action])
         view_menu.addSeparator()
         for dock in (self.library_dock, self.detail_dock, self.attempts_dock, self.policy_dock):
             view_menu.addAction(dock.toggleViewAction())
+        self.toolbar = toolbar
         self.local_model_menu = menu.addMenu("&Local model")
         self.local_model_menu.addActions(
             [self.local_start_action, self.local_stop_action, self.local_status_action]
