@@ -23,6 +23,28 @@ def split_ref(ref: str, what: str) -> tuple[str, str]:
     return file, name
 
 
+class ModuleLoadError(ScenarioError):
+    """A python file that does not load (syntax error, raised on import); ``file`` and ``line``
+    say where, when known (an editor shows the message there)."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.file = file
+        self.line = line
+
+
+def line_in(exc: BaseException, file: str) -> int | None:
+    """The deepest line of ``file`` in ``exc``'s traceback: where the code of ``file`` raised
+    (or called what raised); None when the traceback never passes through it."""
+    line: int | None = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == file:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
 def load_module(path: Path, what: str) -> ModuleType:
     try:
         resolved = path.resolve(strict=True)
@@ -46,18 +68,37 @@ def load_module(path: Path, what: str) -> ModuleType:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
-        raise ScenarioError(f"{what}: {path.name}:{exc.lineno}: syntax error: {exc.msg}") from None
+        raise ModuleLoadError(
+            f"{what}: {path.name}:{exc.lineno}: syntax error: {exc.msg}",
+            exc.filename or str(resolved),
+            exc.lineno,
+        ) from None
     except KeyboardInterrupt:
         sys.modules.pop(module_name, None)
         raise
     except BaseException as exc:  # even SystemExit at import time is bad input, not an exit
         sys.modules.pop(module_name, None)
-        raise ScenarioError(f"{what}: {path.name} raised on import: {last_line(exc)}") from None
+        raise ModuleLoadError(
+            f"{what}: {path.name} raised on import: {last_line(exc)}",
+            str(resolved),
+            line_in(exc, str(resolved)),
+        ) from None
     finally:
         with contextlib.suppress(ValueError):
             sys.path.remove(folder)
     _modules[key] = module
     return module
+
+
+def forget(path: Path) -> None:
+    """Drops the loaded versions of ``path``: the next load reads it afresh even when its mtime
+    did not change (two saves within the file system's timestamp granularity)."""
+    with contextlib.suppress(OSError):
+        resolved = path.resolve()
+        for stale in [k for k in list(_modules) if k[0] == resolved]:
+            module = _modules.pop(stale, None)
+            if module is not None:
+                sys.modules.pop(module.__name__, None)
 
 
 def load_function(ref: str, base_dir: Path, what: str) -> Callable[..., Any]:

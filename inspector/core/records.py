@@ -89,12 +89,26 @@ class ToolResult(_Record):
     replayed: bool = False  # True when a replay reused the recorded result (side-effect tools)
 
 
+class SourceLocation(_Record):
+    """A line of a user's python file (1-based)."""
+
+    file: str
+    line: int
+
+
+def _is_none(value: object) -> bool:
+    return value is None
+
+
 class Verdict(_Record):
     validator: str
     ok: bool
     status: VerdictStatus
     reason: str = ""
     feedback: str | None = None  # the text this verdict contributes to the next attempt's feedback
+    # An ``error`` verdict of a python validator: where in the user's file it raised. Left out
+    # of the JSON when unknown, so records without it read and write exactly as before.
+    location: SourceLocation | None = Field(default=None, exclude_if=_is_none)
 
     @classmethod
     def passed(cls, validator: str, reason: str = "") -> Verdict:
@@ -105,8 +119,10 @@ class Verdict(_Record):
         return cls(validator=validator, ok=False, status="fail", reason=reason, feedback=feedback)
 
     @classmethod
-    def errored(cls, validator: str, reason: str) -> Verdict:
-        return cls(validator=validator, ok=False, status="error", reason=reason)
+    def errored(
+        cls, validator: str, reason: str, location: SourceLocation | None = None
+    ) -> Verdict:
+        return cls(validator=validator, ok=False, status="error", reason=reason, location=location)
 
 
 class Forced(_Record):

@@ -100,13 +100,15 @@ class ValidatorSet:
     def of(cls, scenario: Scenario) -> ValidatorSet:
         return cls(scenario.validators, scenario.base_dir, scenario.source)
 
-    def compile(self, scenario: Scenario) -> list[Validator]:
+    def compile(self, scenario: Scenario, *, tolerant: bool = False) -> list[Validator]:
+        """``tolerant``: a python validator whose file does not load judges ``error``."""
         return compile_validators(
             self.specs,
             self.base_dir,
             scenario.policy.validator_timeout_s,
             source=self.source,
             tool_names=[t.name for t in scenario.tools],
+            tolerant=tolerant,
         )
 
 

@@ -1,7 +1,9 @@
 """Validators judge a candidate output (DESIGN §3 ``[[validators]]``) and yield verdicts.
 
 A validator never crashes a run: one that raises or runs past its time limit yields a verdict with
-status ``error`` carrying the exception's last line.
+status ``error`` carrying the exception's last line (and, for a python validator, the line of its
+file where it raised). Re-validation compiles ``tolerant``: a python validator whose file does not
+load (a syntax error mid-edit) judges every output ``error`` instead of stopping the re-validation.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ import regex
 from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.core.errors import ScenarioError, last_line
-from inspector.core.loading import load_function
+from inspector.core.loading import ModuleLoadError, line_in, load_function
 from inspector.core.messages import Message, content_text
-from inspector.core.records import Verdict
+from inspector.core.records import SourceLocation, Verdict
 from inspector.core.schema import schema_errors, schema_problem
 from inspector.core.threads import in_daemon_thread
 
@@ -123,6 +125,12 @@ def _field_value(output: Any, path: str | None) -> Any:
     return node
 
 
+def raised_at(exc: BaseException, file: str) -> SourceLocation | None:
+    """Where in ``file`` the user's code raised (or called what raised), if it did."""
+    line = line_in(exc, file)
+    return None if line is None else SourceLocation(file=file, line=line)
+
+
 class Validator:
     """One compiled validator: regexes compiled and functions loaded once, not per verdict."""
 
@@ -134,13 +142,20 @@ class Validator:
         timeout_s: float,
         where: str = "validator",
         tool_names: Collection[str] | None = None,
+        *,
+        tolerant: bool = False,
     ) -> None:
-        """``where`` names the validator in errors: ``"scenario.toml: validators[1]"``."""
+        """``where`` names the validator in errors: ``"scenario.toml: validators[1]"``.
+        ``tolerant``: a python function that cannot be loaded makes every verdict ``error``
+        (with the load error) instead of raising ``ScenarioError``."""
         self.spec = spec
         self.name = name
         self.timeout_s = timeout_s
         self._regex: regex.Pattern[str] | None = None
         self._fn: Callable[..., Any] | None = None
+        self._file: str | None = None  # the python function's file, for error locations
+        self.broken: str | None = None  # why the python function could not be loaded
+        self._broken_at: SourceLocation | None = None  # where, when known
         if isinstance(spec, RegexAbsent | RegexPresent):
             try:
                 flags = regex.IGNORECASE if spec.ignore_case else 0
@@ -157,7 +172,16 @@ class Validator:
             known = ", ".join(sorted(tool_names)) or "none"
             raise ScenarioError(f"{where}.tool: no tool {spec.tool!r} (tools: {known})")
         if isinstance(spec, Python):
-            self._fn = load_function(spec.function, base_dir, f"{where}.function")
+            try:
+                self._fn = load_function(spec.function, base_dir, f"{where}.function")
+            except ScenarioError as exc:
+                if not tolerant:
+                    raise
+                self.broken = str(exc)
+                if isinstance(exc, ModuleLoadError) and exc.file and exc.line:
+                    self._broken_at = SourceLocation(file=exc.file, line=exc.line)
+            code = getattr(self._fn, "__code__", None)
+            self._file = code.co_filename if code is not None else None
 
     def _fail(self, reason: str, default_feedback: str) -> Verdict:
         return Verdict.failed(self.name, reason, self.spec.feedback or default_feedback)
@@ -241,6 +265,8 @@ class Validator:
         )
 
     async def judge(self, output: Any, ctx: ValidationContext) -> Verdict:
+        if self.broken is not None:
+            return Verdict.errored(self.name, self.broken, self._broken_at)
         try:
             if self._fn is None:
                 return self._builtin(output, ctx)  # bounded: regexes carry their own timeout
@@ -260,7 +286,8 @@ class Validator:
         except MissingField as exc:
             return Verdict.errored(self.name, str(exc))
         except BaseException as exc:  # even SystemExit from user code is only a verdict
-            return Verdict.errored(self.name, last_line(exc))
+            where = raised_at(exc, self._file) if self._file else None
+            return Verdict.errored(self.name, last_line(exc), where)
         return self._from_return(result)
 
 
@@ -279,9 +306,11 @@ def compile_validators(
     *,
     source: str = "<scenario>",
     tool_names: Collection[str] | None = None,
+    tolerant: bool = False,
 ) -> list[Validator]:
     """Names are unique within a scenario (a repeated one gets ``#2``, ``#3``...). Errors name
-    the scenario file and the validator's field: ``scenario.toml: validators[1].function: ...``."""
+    the scenario file and the validator's field: ``scenario.toml: validators[1].function: ...``.
+    ``tolerant``: see ``Validator`` (python functions that do not load judge ``error``)."""
     seen: dict[str, int] = {}
     out: list[Validator] = []
     for i, spec in enumerate(specs):
@@ -289,7 +318,7 @@ def compile_validators(
         seen[base] = seen.get(base, 0) + 1
         name = base if seen[base] == 1 else f"{base}#{seen[base]}"
         where = f"{source}: validators[{i}]"
-        out.append(Validator(spec, name, base_dir, timeout_s, where, tool_names))
+        out.append(Validator(spec, name, base_dir, timeout_s, where, tool_names, tolerant=tolerant))
     return out
 
 

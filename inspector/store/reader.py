@@ -19,6 +19,7 @@ from inspector.core.records import (
     RawExchange,
     RunError,
     RunRecord,
+    SourceLocation,
     Step,
     StepRequest,
     Usage,
@@ -224,13 +225,18 @@ def _frame_hashes(rows: list[Any]) -> set[str]:
 
 def _verdicts(conn: sqlite3.Connection, run_id: str) -> dict[int, list[Verdict]]:
     out: dict[int, list[Verdict]] = {}
-    for idx, validator, ok, status, reason, feedback in conn.execute(
-        "SELECT idx, validator, ok, status, reason, feedback FROM verdicts WHERE run_id = ?"
-        " ORDER BY idx, pos",
+    for idx, validator, ok, status, reason, feedback, location in conn.execute(
+        "SELECT idx, validator, ok, status, reason, feedback, location FROM verdicts"
+        " WHERE run_id = ? ORDER BY idx, pos",
         (run_id,),
     ):
         verdict = Verdict(
-            validator=validator, ok=bool(ok), status=status, reason=reason, feedback=feedback
+            validator=validator,
+            ok=bool(ok),
+            status=status,
+            reason=reason,
+            feedback=feedback,
+            location=SourceLocation.model_validate_json(location) if location else None,
         )
         out.setdefault(idx, []).append(verdict)
     return out

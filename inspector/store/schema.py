@@ -99,7 +99,13 @@ CREATE INDEX steps_pending ON steps (run_id) WHERE status = 'pending';
 CREATE INDEX runs_running ON runs (run_id) WHERE status = 'running';
 """
 
-MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2)
+# Version 3: where in the user's python file a validator raised (an ``error`` verdict's
+# ``location`` as JSON; NULL when unknown, as for every verdict written before).
+MIGRATION_3 = """
+ALTER TABLE verdicts ADD COLUMN location TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -225,10 +225,21 @@ class RowWriter:
         if updated != 1:
             raise StoreError(f"run {run_id!r} step {index} is already final in {self.path}")
         self.conn.executemany(
-            "INSERT INTO verdicts (run_id, idx, pos, validator, ok, status, reason, feedback)"
-            " VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO verdicts"
+            " (run_id, idx, pos, validator, ok, status, reason, feedback, location)"
+            " VALUES (?,?,?,?,?,?,?,?,?)",
             [
-                (run_id, index, pos, v.validator, v.ok, v.status, v.reason, v.feedback)
+                (
+                    run_id,
+                    index,
+                    pos,
+                    v.validator,
+                    v.ok,
+                    v.status,
+                    v.reason,
+                    v.feedback,
+                    v.location.model_dump_json() if v.location is not None else None,
+                )
                 for pos, v in enumerate(verdicts)
             ],
         )

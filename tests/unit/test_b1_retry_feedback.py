@@ -139,8 +139,18 @@ def failed(name: str, reason: str, feedback: str) -> dict[str, Any]:
     }
 
 
-def errored(name: str, reason: str) -> dict[str, Any]:
-    return {"validator": name, "ok": False, "status": "error", "reason": reason, "feedback": None}
+def errored(name: str, reason: str, at: Path | None = None) -> dict[str, Any]:
+    """``at``: the python file it raised in (the line is where ``flaky`` raises)."""
+    verdict = {
+        "validator": name,
+        "ok": False,
+        "status": "error",
+        "reason": reason,
+        "feedback": None,
+    }
+    if at is not None:
+        verdict["location"] = {"file": str(at.resolve()), "line": FLAKY_RAISES}
+    return verdict
 
 
 BOLD_VERDICTS = [failed("no_bold", "found '*' at 0", FB_BOLD), passed("no_italic")]
@@ -1068,6 +1078,9 @@ CHECKS = """
     def odd(output, ctx):
         return 42 if ctx.attempt == 1 else None
 """
+FLAKY_RAISES = 1 + next(  # the line where flaky raises
+    i for i, line in enumerate(textwrap.dedent(CHECKS).splitlines()) if "bad token at 3" in line
+)
 LONG = "**Sam**, the meeting moved to 3pm today."  # 40 characters
 SHORT = "Sam: 3pm."
 
@@ -1144,7 +1157,7 @@ async def test_a_raising_validator_is_an_error_verdict_without_feedback(
             "status": "failed_validation",
             "messages": [u(USER)],
             "verdicts": [
-                errored("flaky", "ValueError: bad token at 3"),
+                errored("flaky", "ValueError: bad token at 3", tmp_path / "checks.py"),
                 failed("no_bold", "found '*' at 0", FB_BOLD),
             ],
             "feedback": [u(FB_BOLD)],  # nothing from the broken validator
@@ -1169,7 +1182,10 @@ async def test_only_an_error_verdict_rejects_with_the_default_feedback(tmp_path:
 
     assert outcome(record) == ("succeeded", "stop", SHORT, None)
     assert [(dumped(s.verdicts), dumped(s.feedback)) for s in record.steps] == [
-        ([errored("flaky", "ValueError: bad token at 3")], [u(DEFAULT_FEEDBACK)]),
+        (
+            [errored("flaky", "ValueError: bad token at 3", tmp_path / "checks.py")],
+            [u(DEFAULT_FEEDBACK)],
+        ),
         ([passed("flaky")], []),
     ]
     assert sent(record.steps[1]) == [u(USER), a(PLAIN), u(DEFAULT_FEEDBACK)]

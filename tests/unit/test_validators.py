@@ -12,9 +12,10 @@ from pydantic import TypeAdapter
 
 from inspector.core.errors import ScenarioError
 from inspector.core.events import Event, VerdictsReady
+from inspector.core.loading import forget
 from inspector.core.loop import run_turn
 from inspector.core.messages import Message, ToolCall, assistant, user
-from inspector.core.records import RunRecord, Verdict
+from inspector.core.records import RunRecord, SourceLocation, Verdict
 from inspector.core.scenario import scenario_from_dict
 from inspector.core.validators import (
     ValidationContext,
@@ -418,7 +419,7 @@ def py(function: str, /, **options: Any) -> dict[str, Any]:
         ),
         ("verdict", Verdict.failed("verdict", "too formal", "Be casual.")),
         ("named_verdict", Verdict(validator="tone", ok=True, status="pass", reason="casual")),
-        ("raises", Verdict.errored("raises", "ValueError: bad input")),
+        ("raises", Verdict.errored("raises", "ValueError: bad input", location=None)),
         (
             "wrong_type",
             Verdict.errored("wrong_type", "returned int; expected None, bool, str or Verdict"),
@@ -427,7 +428,59 @@ def py(function: str, /, **options: Any) -> dict[str, Any]:
     ],
 )
 async def test_python_validator_returns(base_dir: Path, function: str, expected: Verdict) -> None:
-    assert await judge(py(function), "hello", base_dir) == expected
+    verdict = await judge(py(function), "hello", base_dir)
+    assert verdict.model_copy(update={"location": None}) == expected  # location: tested below
+
+
+def raises_at(base_dir: Path) -> SourceLocation:
+    """Where ``checks.py:raises`` raises."""
+    line = (
+        textwrap.dedent(CHECKS_PY)
+        .splitlines()
+        .index('    raise ValueError("cannot judge\\nbad input")')
+    )
+    return SourceLocation(file=str((base_dir / "checks.py").resolve()), line=line + 1)
+
+
+async def test_an_error_verdict_says_where_the_validator_raised(base_dir: Path) -> None:
+    verdict = await judge(py("raises"), "hello", base_dir)
+    assert verdict.location == raises_at(base_dir)
+    assert "location" in verdict.model_dump()
+    # A raise deeper down (a helper of the file) is placed at the file's own deepest line.
+    (base_dir / "deep.py").write_text(
+        "def helper(x):\n    return 1 / 0\n\n\n"
+        "def check(output, ctx):\n    return helper(output)\n",
+        encoding="utf-8",
+    )
+    deep = await judge({"kind": "python", "function": "deep.py:check"}, "x", base_dir)
+    assert (deep.reason, deep.location) == (
+        "ZeroDivisionError: division by zero",
+        SourceLocation(file=str((base_dir / "deep.py").resolve()), line=2),
+    )
+    # No location: left out of the JSON, so records read and write as before.
+    assert "location" not in Verdict.errored("x", "timed out").model_dump()
+
+
+async def test_tolerant_compiling_turns_a_file_that_does_not_load_into_error_verdicts(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "bad.py").write_text("def check(output, ctx)\n    return True\n", encoding="utf-8")
+    specs = SPECS.validate_python([{"kind": "python", "function": "bad.py:check"}])
+    with pytest.raises(ScenarioError, match="syntax error"):
+        compile_validators(specs, tmp_path, source="test.toml")
+    [validator] = compile_validators(specs, tmp_path, source="test.toml", tolerant=True)
+    verdict = await validator.judge("hi", ctx())
+    assert verdict.status == "error"
+    assert verdict.reason == validator.broken
+    assert "bad.py:1: syntax error" in verdict.reason
+    assert verdict.location == SourceLocation(file=str((tmp_path / "bad.py").resolve()), line=1)
+    # Raised on import: the line of the file where it did.
+    (tmp_path / "bad.py").write_text("import math\n\nX = math.sqrt(-1)\n", encoding="utf-8")
+    forget(tmp_path / "bad.py")
+    [validator] = compile_validators(specs, tmp_path, source="test.toml", tolerant=True)
+    verdict = await validator.judge("hi", ctx())
+    assert verdict.reason.endswith("bad.py raised on import: ValueError: math domain error")
+    assert verdict.location == SourceLocation(file=str((tmp_path / "bad.py").resolve()), line=3)
 
 
 async def test_async_python_validator_passes(base_dir: Path) -> None:
@@ -504,7 +557,9 @@ async def test_error_verdict_rejects_but_adds_no_feedback(base_dir: Path) -> Non
     ]
     # The raising validator keeps rejecting: the run fails, it never crashes.
     assert (record.status, record.termination) == ("failed", "validator_exhausted")
-    assert record.steps[1].verdicts[0] == Verdict.errored("raises", "ValueError: bad input")
+    assert record.steps[1].verdicts[0] == Verdict.errored(
+        "raises", "ValueError: bad input", raises_at(base_dir)
+    )
 
 
 async def test_only_error_verdicts_give_the_default_feedback(base_dir: Path) -> None:
