@@ -1,5 +1,6 @@
-"""Suite-wide isolation: no test writes to the real user data dir's store, and Qt never looks
-for a display (the suite runs headless, also when pytest is called without make)."""
+"""Suite-wide isolation: no test touches the real user data dir's store or the user's policy
+presets, and Qt never looks for a display (the suite runs headless, also when pytest is called
+without make)."""
 
 from __future__ import annotations
 
@@ -17,4 +18,14 @@ def _isolated_store(
 ) -> Path:
     path = tmp_path_factory.mktemp("store") / "runs.sqlite3"
     monkeypatch.setenv("AGENT_INSPECTOR_DB", str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_presets(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    # The policy panel lists the user's policy presets: never the real config dir's.
+    path = tmp_path_factory.mktemp("presets")
+    monkeypatch.setenv("AGENT_INSPECTOR_PRESETS", str(path))
     return path

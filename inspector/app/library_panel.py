@@ -10,6 +10,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -75,6 +76,9 @@ class LibraryPanel(QSplitter):
         self.run_list.setUniformRowHeights(True)
         self.run_list.setAlternatingRowColors(True)
         self.run_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        # Ctrl/Shift+click picks several runs to compare; a plain click still shows one run.
+        self.run_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.run_list.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         header = self.run_list.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -109,25 +113,48 @@ class LibraryPanel(QSplitter):
         return str(index.data(REF_ROLE)) if index.isValid() else None
 
     def set_runs(self, runs: list[RunSummary], keep: str | None = None) -> None:
-        """Replaces the runs list and re-selects ``keep`` (a run_id) quietly."""
+        """Replaces the runs list and re-selects ``keep`` (a run_id) quietly; when ``keep`` was
+        one of several selected runs, they all stay selected (a run finishing elsewhere does not
+        undo a selection being made for a comparison)."""
+        selected = self.selected_runs()
         self.runs.set_runs(runs)
-        if keep is not None:
-            self.select_run(keep, notify=False)
+        if keep is None:
+            return
+        self.select_run(keep, notify=False)
+        if keep in selected:
+            for run_id in selected:
+                if run_id != keep:
+                    self.select_run(run_id, notify=False, add=True)
 
-    def select_run(self, run_id: str, *, notify: bool = True) -> None:
+    def select_run(self, run_id: str, *, notify: bool = True, add: bool = False) -> None:
+        """Makes ``run_id`` the current run: the only one selected, or (``add``) one more
+        selected run, leaving the current run as it is."""
         row = self.runs.row_of(run_id)
         if row < 0:
             return
         index = self.runs_filter.mapFromSource(self.runs.index(row, 0))
         if not index.isValid():
             return  # filtered out
-        blocked = self.run_list.selectionModel().blockSignals(not notify)
+        selection = self.run_list.selectionModel()
+        rows = QItemSelectionModel.SelectionFlag.Rows
+        blocked = selection.blockSignals(not notify)
         try:
-            self.run_list.selectionModel().setCurrentIndex(
-                index,
-                QItemSelectionModel.SelectionFlag.ClearAndSelect
-                | QItemSelectionModel.SelectionFlag.Rows,
-            )
+            if add:
+                selection.select(index, QItemSelectionModel.SelectionFlag.Select | rows)
+            else:
+                selection.setCurrentIndex(
+                    index, QItemSelectionModel.SelectionFlag.ClearAndSelect | rows
+                )
         finally:
-            self.run_list.selectionModel().blockSignals(blocked)
-        self.run_list.scrollTo(index)
+            selection.blockSignals(blocked)
+        if not add:
+            self.run_list.scrollTo(index)
+
+    def selected_runs(self) -> list[str]:
+        """The run ids selected in the runs list, top to bottom (newest first)."""
+        rows = self.run_list.selectionModel().selectedRows()
+        return [str(i.data(RUN_ID_ROLE)) for i in sorted(rows, key=lambda i: i.row())]
+
+    def add_run_action(self, action: QAction) -> None:
+        """Adds ``action`` to the runs list's context menu (it acts on the selected runs)."""
+        self.run_list.addAction(action)

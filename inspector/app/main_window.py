@@ -27,16 +27,21 @@ from PySide6.QtWidgets import (
 
 from inspector.app.about import show_about
 from inspector.app.attempts_view import AttemptsView
+from inspector.app.compare_window import install_compare
 from inspector.app.icons import app_icon
 from inspector.app.library_panel import LibraryPanel
 from inspector.app.local_model_control import LocalModelControl
 from inspector.app.message_bar import Level, MessageBar
+from inspector.app.playback import install_playback
 from inspector.app.policy_panel import PolicyPanel
 from inspector.app.provider_settings import ProviderSettingsDialog
+from inspector.app.replay_control import install_replay
 from inspector.app.run_status import RunStatus
 from inspector.app.runner import TurnRunner
+from inspector.app.scenario_editor import install_scenario_editor
 from inspector.app.step_detail import StepDetail
 from inspector.app.timeline_view import TimelineView
+from inspector.app.validators_dock import install_validators_dock
 from inspector.app.welcome import FIRST_DEMO, WelcomePanel
 from inspector.core.errors import InspectorError
 from inspector.core.events import Event
@@ -139,9 +144,18 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.message_bar)
-        layout.addWidget(self.welcome, 1)
-        layout.addWidget(self.run_heading)
-        layout.addWidget(self.timeline, 1)
+        # The centre is tabbed: "Timeline" (this page) and "Compare" (added by compare_window).
+        self.timeline_page = QWidget()
+        page = QVBoxLayout(self.timeline_page)
+        page.setContentsMargins(0, 0, 0, 0)
+        page.addWidget(self.welcome, 1)
+        page.addWidget(self.run_heading)
+        page.addWidget(self.timeline, 1)
+        self.centre_tabs = QTabWidget()
+        self.centre_tabs.setObjectName("centreTabs")
+        self.centre_tabs.setDocumentMode(True)
+        self.centre_tabs.addTab(self.timeline_page, "Timeline")
+        layout.addWidget(self.centre_tabs, 1)
         self.setCentralWidget(central)
         self._build_docks()
         self._build_actions()
@@ -167,6 +181,12 @@ class MainWindow(QMainWindow):
         self.local_model.running.connect(self._local_model_running)
         self.local_model.notRunning.connect(self._local_model_not_running)
         self.local_model.failed.connect(self._local_model_failed)
+        # After the runner's connections above: a replay's summary is the message left showing.
+        self.replay = install_replay(self)
+        self.playback = install_playback(self)
+        self.compare = install_compare(self)
+        self.validators = install_validators_dock(self)  # re-validation on every save
+        self.scenario_editor, self.scenario_dock = install_scenario_editor(self)
         self._busy(False)
         self.refresh_runs()
         if first_run:
@@ -296,9 +316,11 @@ class MainWindow(QMainWindow):
             scenario = resolve_scenario(ref)
         except InspectorError as exc:
             self.policy.set_scenario(None)
+            self.scenario_editor.set_scenario(ref, None)  # shows the file, to fix it in place
             self.message_bar.show_message("error", str(exc))
             return
         self.policy.set_scenario(scenario)
+        self.scenario_editor.set_scenario(ref, scenario)
         self.status.show_identity(scenario.model.provider, scenario.model.name)
         self.setWindowTitle(f"{scenario.name} — {TITLE}")
 
@@ -318,7 +340,13 @@ class MainWindow(QMainWindow):
             lines = "; ".join(f"{field}: {message}" for field, message in errors.items())
             self.message_bar.show_message("error", f"The policy has invalid values: {lines}")
             return
-        self.runner.start(ref, self.policy.overrides())
+        edit_errors = self.scenario_editor.errors()
+        if edit_errors:
+            self.scenario_dock.raise_()
+            problem = next(iter(edit_errors.values()))
+            self.message_bar.show_message("error", f"The scenario edits cannot run: {problem}")
+            return
+        self.runner.start(ref, self.policy.overrides() + self.scenario_editor.overrides())
 
     def stop_turn(self) -> None:
         self.runner.stop()
@@ -347,6 +375,15 @@ class MainWindow(QMainWindow):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
+
+    def play_back(self, run_id: str) -> None:
+        """Plays recorded run ``run_id`` back into the views, without a model (app/playback.py)."""
+        self.playback.play_back(run_id)
+
+    def compare_runs(self, run_ids: list[str]) -> None:
+        """Compares 2–4 recorded runs (the first is the baseline) in the Compare tab; the records
+        are read off the UI thread (app/compare_window.py)."""
+        self.compare.compare(run_ids)
 
     def show_stored_run(self, run_id: str) -> None:
         """Shows a recorded run, read and folded off the UI thread (a 30,000-step run takes
@@ -388,6 +425,12 @@ class MainWindow(QMainWindow):
 
     # ---- showing runs ----------------------------------------------------------------------
 
+    def show_run(self, run: LiveRun) -> None:
+        """Shows ``run`` (playback's, or any run folded elsewhere) instead of a stored run still
+        loading."""
+        self._loading = None
+        self._show(run)
+
     def _show(self, run: LiveRun) -> None:
         self.hide_welcome()
         self.shown = run
@@ -399,6 +442,7 @@ class MainWindow(QMainWindow):
             self.status.show_record(run.record)
         if run.steps:
             self.timeline.select_last()
+        self.validators.show_run(run)  # its flips from the last re-validation, if any
 
     def _step_selected(self, index: int) -> None:
         self.selected_step = index
@@ -468,15 +512,20 @@ class MainWindow(QMainWindow):
         if live is None or event.run_id != live.run_id:
             return
         live.apply(event)
-        if self.shown is not live:
-            return  # the user is looking at another run; the live one keeps folding
+        self.present(live, event)
+
+    def present(self, run: LiveRun, event: Event) -> None:
+        """Feeds ``event``, already folded into ``run``, to the views if they show ``run`` (the
+        live run's path, which playback takes too)."""
+        if self.shown is not run:
+            return  # the user is looking at another run; this one keeps folding
         self.timeline.on_event(event)
         self.detail.on_event(event)
         self.attempts.on_event(event)
         if event.kind == "step_started" and self.selected_step in (None, event.index - 1):
             self.timeline.select_last()  # follow the stream unless the user looks elsewhere
         elif event.kind == "step_finished":
-            self.status.show_usage(_usage(live))
+            self.status.show_usage(_usage(run))
 
     def _finished(self, record: RunRecord) -> None:
         self.statusBar().showMessage(f"Run {record.run_id} {record.status}", 5000)

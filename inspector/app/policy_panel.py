@@ -2,7 +2,8 @@
 from the pydantic models, so a new field appears by itself.
 
 The form starts from the selected scenario's values; what the user changes becomes ``--set``
-style overrides for the next run (``overrides()``). Values are validated with the pydantic model
+style overrides for the next run (``overrides()``). Named policies (presets) are applied to the
+form as edits (``policy_preset_bar``). Values are validated with the pydantic model
 on every edit and a refused value shows its message under the field.
 """
 
@@ -40,6 +41,7 @@ from inspector.app.form_fields import (
     toml_literal,
     unset_fields,
 )
+from inspector.app.policy_preset_bar import PolicyPresetBar
 from inspector.app.provider_presets import (
     ProviderPreset,
     matching_preset,
@@ -301,6 +303,7 @@ class PolicyPanel(QWidget):
         presets_row = QHBoxLayout()
         presets_row.addWidget(QLabel("Provider preset:", self))
         presets_row.addWidget(self.preset_box, 1)
+        self.policy_presets = PolicyPresetBar(self.policy_form, self)
         self.general_error = QLabel(self)
         self.general_error.setWordWrap(True)
         self.general_error.setStyleSheet("color: #d1242f;")
@@ -318,6 +321,7 @@ class PolicyPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(header)
         layout.addLayout(presets_row)  # on top: the model form is below the long policy form
+        layout.addWidget(self.policy_presets)
         layout.addWidget(self.general_error)
         layout.addWidget(scroll, 1)
         for form in (self.policy_form, self.model_form):

@@ -8,6 +8,8 @@ stream early logs "async generator ignored GeneratorExit").
 built on a worker thread (an HTTP client's SSL set-up or a user's python file would otherwise
 freeze the window), every engine event is recorded in the store and re-emitted as a Qt signal,
 and Stop cancels the task, which the engine turns into a finished, recorded ``cancelled`` run.
+A replay (``start_replay``) is the same machinery with another turn builder: the recording is
+read and the live provider set up on the worker thread too.
 Widgets connect to the signals; they never await.
 """
 
@@ -17,6 +19,8 @@ import asyncio
 import importlib.util
 import sys
 from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import qasync
@@ -26,7 +30,8 @@ from PySide6.QtWidgets import QApplication
 from inspector.core.errors import InspectorError, last_line
 from inspector.core.events import Event, EventSink, fan_out
 from inspector.core.loop import Turn
-from inspector.core.provider import close_provider
+from inspector.core.provider import Provider, close_provider
+from inspector.core.scenario import Scenario
 from inspector.store import Store
 
 # Imported on first use by httpx's async transport (70–110 ms, NOTES-QT): done once, off-thread.
@@ -83,6 +88,24 @@ def _prepare(ref: str, overrides: list[str], sink: EventSink) -> Turn:
     return Turn(scenario, provider, sink, overrides=overrides)
 
 
+def _prepare_replay(
+    path: Path, run_id: str, overrides: list[str], offline: bool, sink: EventSink
+) -> Turn:
+    """Reads run ``run_id`` (a ``Store`` of this worker thread's own) and builds its replay;
+    online, the live provider is built and set up here too, before any request needs it."""
+    from inspector.providers.factory import build_provider
+    from inspector.providers.replay import replay_turn
+
+    def live(scenario: Scenario) -> Provider:
+        provider = build_provider(scenario)
+        prepare_provider(provider)
+        return provider
+
+    with Store.open(path) as store:
+        record = store.load(run_id)
+    return replay_turn(record, overrides=overrides, live=None if offline else live, sink=sink)
+
+
 def prepare_provider(provider: object) -> None:
     """Runs a provider's blocking set-up (HTTP client, keyring lookup) here, on the worker
     thread, instead of lazily on the UI thread at the first request."""
@@ -107,7 +130,7 @@ def error_line(exc: BaseException) -> str:
 class TurnRunner(QObject):
     """Runs turns on the running asyncio loop (the ``InspectorEventLoop``), one at a time."""
 
-    preparing = Signal(str)  # the scenario reference: loading it and building the turn
+    preparing = Signal(str)  # the scenario reference (or "replay of RUN_ID"): building the turn
     started = Signal(str)  # run_id: RunStarted was published and recorded
     # Every engine Event, in order, after the store recorded it. (Not "event": that name is
     # QObject.event, the virtual Qt dispatches every QEvent through.)
@@ -126,6 +149,8 @@ class TurnRunner(QObject):
         self._store = store
         self._prepare = prepare
         self._task: asyncio.Task[None] | None = None
+        # The turn running, or the last one: a replay's provider says where its answers came from.
+        self.turn: Turn | None = None
         self._busy = False  # until busyChanged(False) went out, not merely until the task ended
 
     @property
@@ -139,9 +164,22 @@ class TurnRunner(QObject):
     def start(self, ref: str, overrides: list[str] | None = None) -> bool:
         """Starts a turn of scenario ``ref`` with ``--set`` style overrides; False while one
         is already running."""
+        chosen = list(overrides or [])
+        return self._launch(ref, lambda sink: self._prepare(ref, chosen, sink))
+
+    def start_replay(self, run_id: str, overrides: list[str], offline: bool) -> bool:
+        """Replays recorded run ``run_id`` (``replay_turn``) with ``overrides`` on top of its
+        recorded scenario; ``offline`` stops at the first divergence instead of asking the
+        scenario's provider. A run that is missing or still recording, or overrides that do
+        not apply, end in ``failed``. False while a turn is already running."""
+        path = self._store.path
+        build = partial(_prepare_replay, path, run_id, list(overrides), offline)
+        return self._launch(f"replay of {run_id}", build)
+
+    def _launch(self, label: str, prepare: Callable[[EventSink], Turn]) -> bool:
         if self.busy:
             return False
-        self._task = asyncio.get_event_loop().create_task(self._run(ref, list(overrides or [])))
+        self._task = asyncio.get_event_loop().create_task(self._run(label, prepare))
         # A done callback, not a finally: a task cancelled before its first step runs no code.
         self._task.add_done_callback(self._idle)
         self._busy = True
@@ -153,19 +191,20 @@ class TurnRunner(QObject):
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
-    async def _run(self, ref: str, overrides: list[str]) -> None:
-        self.preparing.emit(ref)
+    async def _run(self, label: str, prepare: Callable[[EventSink], Turn]) -> None:
+        self.preparing.emit(label)
         recorder = self._store.recorder()
         sink = fan_out(recorder, self._publish)
         loop = asyncio.get_running_loop()
         try:
-            turn = await loop.run_in_executor(None, self._prepare, ref, overrides, sink)
+            turn = await loop.run_in_executor(None, prepare, sink)
         except asyncio.CancelledError:
             self.failed.emit("stopped before the run started")
             return
         except Exception as exc:  # no traceback in a window: one line, in the window
             self.failed.emit(error_line(exc))
             return
+        self.turn = turn
         try:
             record = await turn.run()  # cancellation ends inside as a cancelled record
             if recorder.error is not None:  # recording failed part-way: store the finished run

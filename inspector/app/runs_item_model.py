@@ -13,6 +13,7 @@ _Index = QModelIndex | QPersistentModelIndex
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ("Status", "Scenario", "Started", "Steps", "Tokens", "Duration", "Run")
 STATUS, SCENARIO, STARTED, STEPS, TOKENS, DURATION, RUN = range(len(COLUMNS))
+REPLAY_MARK = "↻"
 
 
 def started_text(started_at: str, now: datetime | None = None) -> str:
@@ -39,11 +40,11 @@ def status_text(run: RunSummary) -> str:
 
 
 def run_cells(run: RunSummary) -> tuple[str, ...]:
-    """The text of each column for one run (what the filter box matches, too)."""
-    replay = f" (replay of {run.replay_of})" if run.replay_of else ""
+    """The text of each column for one run (what the filter box matches, too). A replay's
+    scenario starts with ↻; the tooltip names the run it replays."""
     return (
         status_text(run),
-        run.scenario + replay,
+        f"{REPLAY_MARK} {run.scenario}" if run.replay_of else run.scenario,
         started_text(run.started_at),
         str(run.steps),
         f"{run.input_tokens} → {run.output_tokens}",
@@ -89,6 +90,7 @@ class RunsItemModel(QAbstractTableModel):
                 + (f", ended by {run.termination.replace('_', ' ')}" if run.termination else "")
                 + f"\n{run.steps} step{'s' * (run.steps != 1)}, {duration_text(run.duration_ms)}"
                 + f"\n{run.provider} / {run.model}"
+                + (f"\n{REPLAY_MARK} replay of {run.replay_of}" if run.replay_of else "")
             )
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (STEPS, TOKENS, DURATION):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -105,6 +107,9 @@ class RunsItemModel(QAbstractTableModel):
 
     def run(self, row: int) -> RunSummary:
         return self._runs[row]
+
+    def runs(self) -> list[RunSummary]:
+        return list(self._runs)
 
     def row_of(self, run_id: str) -> int:
         for row, run in enumerate(self._runs):

@@ -1,6 +1,7 @@
 """Paints the timeline's rich cells: attempt header rows, status dots, verdict chips, forced-step
 markers and the latency bar. Colours follow the palette (light or dark); cleared steps are
-painted dimmed. Everything is drawn from the model's roles — the delegate keeps no state."""
+painted dimmed; steps whose verdicts flipped on re-validation get a tinted background, a border
+and a "flipped" chip. Everything is drawn from the model's roles — the delegate keeps no state."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.json_view import is_dark
-from inspector.app.timeline_item_model import Column, TimelineRole
+from inspector.app.timeline_item_model import FLIP_LABEL, Column, TimelineRole
 from inspector.core.records import Verdict
 
 Index = QModelIndex | QPersistentModelIndex
@@ -34,6 +35,7 @@ _COLOURS: dict[str, tuple[str, str]] = {
     "interrupted": ("#718096", "#a0aec0"),
     "marker": ("#6b46c1", "#b794f4"),
     "cleared": ("#718096", "#a0aec0"),
+    "flip": ("#d53f8c", "#f687b3"),
 }
 _VERDICT_MARK = {"pass": "✓", "fail": "✗", "error": "!"}
 CLEARED_OPACITY = 0.5
@@ -99,6 +101,9 @@ class TimelineDelegate(QStyledItemDelegate):
             return
         painter.save()
         painter.setClipRect(option.rect)  # nothing a cell paints spills into its neighbours
+        flipped = bool(index.data(TimelineRole.FLIPS))
+        if flipped:
+            self._paint_flip_band(painter, option)
         if index.data(TimelineRole.CLEARED):
             painter.setOpacity(CLEARED_OPACITY)
         column = index.column()
@@ -118,6 +123,9 @@ class TimelineDelegate(QStyledItemDelegate):
                 if index.data(TimelineRole.CLEARED):
                     labels.append("cleared")
                     statuses.append("cleared")
+                if flipped:
+                    labels.insert(0, f"⇄ {FLIP_LABEL}")
+                    statuses.insert(0, "flip")
                 self._paint_chips(painter, option, labels, statuses)
             else:
                 self._paint_latency(painter, option, index)
@@ -151,6 +159,17 @@ class TimelineDelegate(QStyledItemDelegate):
         return super().helpEvent(event, view, option, index)
 
     # -- pieces -----------------------------------------------------------------------------
+
+    def _paint_flip_band(self, painter: QPainter, option: QStyleOptionViewItem) -> None:
+        """A flipped step's row: tinted, with a border above and below (every cell paints its
+        part, so the band spans the row)."""
+        colour = status_colour("flip", is_dark(option.palette))
+        base = option.palette.color(QPalette.ColorRole.Base)
+        rect = option.rect
+        painter.fillRect(rect, _mix(base, colour, 0.16))
+        painter.setPen(QPen(colour, 1))
+        painter.drawLine(rect.topLeft(), rect.topRight())
+        painter.drawLine(rect.bottomLeft(), rect.bottomRight())
 
     def _paint_background(
         self, painter: QPainter, option: QStyleOptionViewItem, index: Index

@@ -10,6 +10,9 @@ only the rows they touch.
 Cleared steps (failed candidates a streaming UI showed and then removed) are shown dimmed by
 default; ``set_show_cleared(False)`` hides them, and an attempt header whose steps are all
 hidden goes with them.
+
+Re-validation marks the steps whose verdicts flipped: ``set_flips({step: [Flip, ...]})`` (a dict
+of the flipped steps only), read back through ``TimelineRole.FLIPS``; showing another run clears it.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from inspector.core.events import (
 )
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import Forced, Verdict, step_kind
+from inspector.core.revalidate import Flip
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -76,10 +80,17 @@ class TimelineRole(IntEnum):
     MARKERS = Qt.ItemDataRole.UserRole + 6  # list[tuple[label, tooltip]]
     LATENCY_FRACTION = Qt.ItemDataRole.UserRole + 7  # float in [0, 1], or None
     CLEARED = Qt.ItemDataRole.UserRole + 8  # bool
+    FLIPS = Qt.ItemDataRole.UserRole + 9  # list[Flip]: the step's re-validation flips, or None
 
 
 PREVIEW_CHARS = 120
 CLEARED_TIP = "Cleared: a streaming UI showed this rejected output, then removed it."
+FLIP_LABEL = "flipped"
+
+
+def flip_line(flip: Flip) -> str:
+    """``no_markdown: fail → pass`` ("-": the validator did not judge the step on that side)."""
+    return f"{flip.validator}: {flip.before or '-'} → {flip.after or '-'}"
 
 
 def forced_markers(forced: Forced | None) -> list[tuple[str, str]]:
@@ -151,6 +162,7 @@ class TimelineItemModel(QAbstractTableModel):
         self._attempts: dict[int, _Attempt] = {}
         self._known = 0  # steps of the run this model has taken in
         self._max_latency = 0.0
+        self._flips: dict[int, list[Flip]] = {}  # step index -> its flips (flipped steps only)
 
     # -- public API -------------------------------------------------------------------------
 
@@ -165,8 +177,21 @@ class TimelineItemModel(QAbstractTableModel):
     def show_run(self, run: LiveRun) -> None:
         self.beginResetModel()
         self._run = run
+        self._flips = {}  # they were the other run's
         self._rebuild()
         self.endResetModel()
+
+    def set_flips(self, flips: dict[int, list[Flip]]) -> None:
+        """Marks the steps whose verdicts flipped on re-validation ({} clears the marks)."""
+        changed = set(self._flips) | set(flips)
+        self._flips = {step: list(f) for step, f in flips.items() if f}
+        rows = [r for r in map(self.row_of_step, changed) if r >= 0]
+        if len(rows) > 64:  # thousands of flipped steps: one signal over their span
+            last = len(Column) - 1
+            self.dataChanged.emit(self.index(min(rows), 0), self.index(max(rows), last), [])
+            return
+        for row in sorted(rows):
+            self._row_changed(row)
 
     def set_show_cleared(self, show: bool) -> None:
         if show == self._show_cleared:
@@ -278,6 +303,8 @@ class TimelineItemModel(QAbstractTableModel):
             return live.status
         if role == TimelineRole.CLEARED:
             return live.cleared
+        if role == TimelineRole.FLIPS:
+            return self._flips.get(live.index)
         if role == TimelineRole.VERDICTS:
             return list(live.verdicts)
         if role == TimelineRole.MARKERS:
@@ -313,7 +340,11 @@ class TimelineItemModel(QAbstractTableModel):
             return " ".join(f"{v.validator}: {v.status}" for v in live.verdicts)
         if column == Column.MARKERS:
             labels = [label for label, _ in forced_markers(live.forced)]
-            return " ".join([*labels, "cleared"] if live.cleared else labels)
+            if live.cleared:
+                labels.append("cleared")
+            if live.index in self._flips:
+                labels.append(FLIP_LABEL)
+            return " ".join(labels)
         if column == Column.TOKENS:
             if step is None or step.response is None:
                 return ""
@@ -325,13 +356,16 @@ class TimelineItemModel(QAbstractTableModel):
         return None
 
     def _tooltip(self, live: LiveStep, column: int) -> str | None:
+        flips = self._flips.get(live.index, [])
+        if flips and column == Column.STEP:
+            return "\n".join(flip_line(f) for f in flips)
         if column == Column.VERDICTS and live.verdicts:
             return "\n".join(_verdict_line(v) for v in live.verdicts)
-        if column == Column.MARKERS and (live.forced is not None or live.cleared):
+        if column == Column.MARKERS and (live.forced is not None or live.cleared or flips):
             tips = [tip for _, tip in forced_markers(live.forced)]
             if live.cleared:
                 tips.append(CLEARED_TIP)
-            return "\n".join(tips)
+            return "\n".join([*tips, *(flip_line(f) for f in flips)])
         if column == Column.OUTPUT:
             return output_preview(live) or None
         if column == Column.STATUS and live.step is not None and live.step.error:

@@ -25,6 +25,7 @@ from inspector.app.timeline_delegate import TimelineDelegate
 from inspector.app.timeline_item_model import Column, TimelineItemModel
 from inspector.core.events import Event, RunFinished, StepStarted
 from inspector.core.live import LiveRun
+from inspector.core.revalidate import Flip
 
 # Initial column widths in average character widths; Output takes the remaining space.
 _WIDTHS = {
@@ -115,6 +116,10 @@ class TimelineView(QWidget):
             self._update_summary()
             if following:
                 self.table.scrollToBottom()
+
+    def set_flips(self, flips: dict[int, list[Flip]]) -> None:
+        """Highlights the steps whose verdicts flipped on re-validation ({} clears them)."""
+        self.model.set_flips(flips)
 
     def select_step(self, index: int) -> None:
         row = self.model.row_of_step(index)

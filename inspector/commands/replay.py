@@ -29,29 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the new run record as JSON")
 
 
-def _steps(positions: list[int]) -> str:
-    """``[1, 2, 3, 5]`` → ``"steps 1-3, 5"``; ``[4]`` → ``"step 4"``."""
-    spans: list[list[int]] = []
-    for p in positions:
-        if spans and spans[-1][1] == p - 1:
-            spans[-1][1] = p
-        else:
-            spans.append([p, p])
-    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
-    return f"{'step' if len(positions) == 1 else 'steps'} {text}"
-
-
-def summary_line(original: str, replayed: list[int], live: list[int], offline: bool) -> str:
-    """What came from where: ``replay of abc: steps 1-3 from the recording, step 4 live``."""
-    parts = []
-    if replayed:
-        parts.append(f"{_steps(replayed)} from the recording")
-    if live:
-        parts.append(f"{_steps(live)} live")
-    mode = " (offline)" if offline else ""
-    return f"replay of {original}{mode}: {', '.join(parts) or 'no step answered'}"
-
-
 def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.commands.run import drive, exit_code, print_record, stored_record, terminal_sink
     from inspector.core.events import fan_out
@@ -77,6 +54,5 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     else:
         provider = turn.provider
         assert isinstance(provider, ReplayProvider)
-        line = summary_line(original.run_id, provider.replayed, provider.live_calls, args.offline)
-        out.write(line + "\n")
+        out.write(provider.summary() + "\n")
     return exit_code(record)

@@ -78,6 +78,16 @@ class ReplayProvider:
         if self.live is not None:
             await close_provider(self.live)
 
+    def summary(self) -> str:
+        """What came from where: ``replay of abc: steps 1-3 from the recording, step 4 live``."""
+        parts = []
+        if self.replayed:
+            parts.append(f"{_steps(self.replayed)} from the recording")
+        if self.live_calls:
+            parts.append(f"{_steps(self.live_calls)} live")
+        mode = " (offline)" if self.live is None else ""
+        return f"replay of {self.record.run_id}{mode}: {', '.join(parts) or 'no step answered'}"
+
     @property
     def calls(self) -> int:
         """Model calls so far: the position of the step in flight."""
@@ -157,3 +167,15 @@ def replay_turn(
         overrides=list(overrides),
         recorded_tools=RecordedTools(record, step=lambda: provider.calls),
     )
+
+
+def _steps(positions: list[int]) -> str:
+    """``[1, 2, 3, 5]`` → ``"steps 1-3, 5"``; ``[4]`` → ``"step 4"``."""
+    spans: list[list[int]] = []
+    for p in positions:
+        if spans and spans[-1][1] == p - 1:
+            spans[-1][1] = p
+        else:
+            spans.append([p, p])
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+    return f"{'step' if len(positions) == 1 else 'steps'} {text}"

@@ -53,9 +53,11 @@ def test_runs_item_model(qtmodeltester: ModelTester) -> None:
     model.set_runs(
         [_summary("b2"), _summary("a1", "failed", replay_of="b2"), _summary("c3", "running")]
     )
-    assert model.index(1, 1).data() == "retry-feedback (replay of b2)"
+    assert model.index(1, 1).data() == "↻ retry-feedback"  # a replay
+    assert model.index(0, 1).data() == "retry-feedback"
     tip = model.index(1, 1).data(Qt.ItemDataRole.ToolTipRole)
     assert "a1" in tip and "ended by validator exhausted" in tip and "scripted / demo" in tip
+    assert "replay of b2" in tip
     assert model.index(1, 0).data(RUN_ID_ROLE) == "a1"
     for row in range(3):  # the running run has an icon too
         assert not model.index(row, 0).data(Qt.ItemDataRole.DecorationRole).isNull()

@@ -1,0 +1,143 @@
+"""Wires comparing into the window: the Compare tab in the centre, "Compare selected runs"
+(Ctrl+D; Run menu and the runs list's context menu) and ``compare_runs(run_ids)``, which reads
+the records and builds the comparison off the UI thread, then shows the Compare tab."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QKeySequence
+
+from inspector.app.compare_view import CompareView
+from inspector.core.errors import InspectorError
+from inspector.core.records import RunRecord
+from inspector.reports.compare import Comparison, compare_runs
+from inspector.store import RunStillRecording, Store
+
+if TYPE_CHECKING:
+    from inspector.app.main_window import MainWindow
+
+MIN_RUNS, MAX_RUNS = 2, 4
+COMPARE_KEYS = "Ctrl+D"
+
+
+def load_comparison(path: Path, run_ids: list[str]) -> tuple[list[RunRecord], Comparison]:
+    """Reads the runs and compares them (on a worker thread, with its own ``Store``)."""
+    with Store.open(path) as store:
+        records = []
+        for run_id in run_ids:
+            try:
+                records.append(store.load(run_id))
+            except RunStillRecording:
+                raise RunStillRecording(
+                    f"Run {run_id} is still recording; compare it once it has finished."
+                ) from None
+    return records, compare_runs(records)
+
+
+def count_problem(run_ids: list[str]) -> str | None:
+    if len(run_ids) < MIN_RUNS:
+        return (
+            f"Select {MIN_RUNS}–{MAX_RUNS} runs to compare (Ctrl+click or Shift+click in the "
+            f"runs list); {len(run_ids) or 'none'} selected."
+        )
+    if len(run_ids) > MAX_RUNS:
+        return f"Compare at most {MAX_RUNS} runs at a time; {len(run_ids)} selected."
+    return None
+
+
+class CompareController(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.view = CompareView()
+        self.tab = window.centre_tabs.addTab(self.view, "Compare")
+        self._loading: list[str] | None = None  # the runs being read for the view
+        self.task: asyncio.Task[None] | None = None
+
+        self.action = QAction("Co&mpare selected runs", window)
+        self.action.setShortcut(QKeySequence(COMPARE_KEYS))
+        self.action.setToolTip(f"Compare 2–4 runs of one turn side by side ({COMPARE_KEYS})")
+        self.action.triggered.connect(self.compare_selected)
+        window.addAction(self.action)
+        window.run_menu.addSeparator()
+        window.run_menu.addAction(self.action)
+        window.library.add_run_action(self.action)
+
+        # The timeline comes back to the front when the user asks for one run or a new turn.
+        window.library.run_list.selectionModel().selectionChanged.connect(self._runs_selected)
+        window.runner.preparing.connect(self.show_timeline)
+        window.timeline_action.triggered.connect(self._focus_timeline)
+        window.welcome_action.triggered.connect(self.show_timeline)
+        window.playback.playback.activeChanged.connect(self._playback_active)
+
+    def compare_selected(self) -> None:
+        """Compares the runs selected in the runs list, oldest first (the baseline)."""
+        chosen = self.window.library.selected_runs()
+        started = {r.run_id: r.started_at for r in self.window.library.runs.runs()}
+        self.compare(sorted(chosen, key=lambda run_id: started.get(run_id, "")))
+
+    def compare(self, run_ids: list[str]) -> None:
+        run_ids = list(dict.fromkeys(run_ids))
+        bar = self.window.message_bar
+        problem = count_problem(run_ids)
+        if problem is None:
+            problem = self._recording_problem(run_ids)
+        if problem is not None:
+            bar.show_message("warning", problem)
+            return
+        bar.clear()
+        self._loading = run_ids
+        self.window.statusBar().showMessage(f"Comparing {len(run_ids)} runs…")
+        self.task = asyncio.get_event_loop().create_task(self._load(run_ids))
+
+    def _recording_problem(self, run_ids: list[str]) -> str | None:
+        live = self.window.live
+        if self.window.runner.busy and live is not None and live.run_id in run_ids:
+            return f"Run {live.run_id} is still recording; compare it once it has finished."
+        return None
+
+    async def _load(self, run_ids: list[str]) -> None:
+        loop = asyncio.get_running_loop()
+        path = self.window.store.path
+        try:
+            records, comparison = await loop.run_in_executor(None, load_comparison, path, run_ids)
+        except (InspectorError, ValueError) as exc:
+            if self._loading == run_ids:
+                self._loading = None
+                self.window.statusBar().clearMessage()
+                self.window.message_bar.show_message("error", f"Cannot compare: {exc}")
+            return
+        if self._loading != run_ids:
+            return  # another comparison was asked for meanwhile
+        self._loading = None
+        self.window.statusBar().clearMessage()
+        self.view.show_comparison(records, comparison)
+        self.window.centre_tabs.setCurrentWidget(self.view)
+        if len(comparison.scenarios) > 1:
+            names = ", ".join(f"{r.run_id[:8]} is {r.scenario}" for r in records)
+            self.window.message_bar.show_message(
+                "warning", f"These runs are not the same turn ({names}): compared anyway."
+            )
+
+    def show_timeline(self) -> None:
+        self.window.centre_tabs.setCurrentWidget(self.window.timeline_page)
+
+    def _runs_selected(self) -> None:
+        if len(self.window.library.selected_runs()) == 1:  # not while building a selection
+            self.show_timeline()
+
+    def _playback_active(self, active: bool) -> None:
+        if active:  # a run played back is shown in the timeline
+            self.show_timeline()
+
+    def _focus_timeline(self) -> None:
+        self.show_timeline()
+        self.window.timeline.table.setFocus()
+
+
+def install_compare(window: MainWindow) -> CompareController:
+    return CompareController(window)
