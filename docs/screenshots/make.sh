@@ -13,3 +13,5 @@ for demo in retry-feedback step-cap final-answer-tool empty-final invalid-output
     --db "$db/runs.sqlite3" --screenshot "$here/$demo.png"
   echo "wrote docs/screenshots/$demo.png"
 done
+# The editing loop: validator editor with flips, a validator error, a three-way compare, a replay.
+QT_QPA_PLATFORM=offscreen "$python" "$here/scenes.py" "$here"

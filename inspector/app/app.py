@@ -12,6 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import QMessageLogContext, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
+from inspector.app.gui_collector import GuiThreadCollector
 from inspector.app.icons import app_icon
 from inspector.app.main_window import MainWindow
 from inspector.app.runner import InspectorEventLoop
@@ -147,6 +148,7 @@ def run_gui(
     app = application()
     loop = InspectorEventLoop(app)
     asyncio.set_event_loop(loop)
+    collector = GuiThreadCollector()
     scratch = (
         tempfile.TemporaryDirectory(prefix="agent-inspector-") if self_test and not db else None
     )
@@ -176,6 +178,7 @@ def run_gui(
         loop.close()
         asyncio.set_event_loop(None)
         store.close()
+        collector.stop()
         if scratch is not None:
             scratch.cleanup()
     if headless is not None and headless.code is not None:

@@ -1,7 +1,8 @@
 """Paints the timeline's rich cells: attempt header rows, status dots, verdict chips, forced-step
 markers and the latency bar. Colours follow the palette (light or dark); cleared steps are
 painted dimmed; steps whose verdicts flipped on re-validation get a tinted background, a border
-and a "flipped" chip. Everything is drawn from the model's roles — the delegate keeps no state."""
+and a chip per flip (the validator and its verdict now). Everything is drawn from the model's
+roles — the delegate keeps no state."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.json_view import is_dark
-from inspector.app.timeline_item_model import FLIP_LABEL, Column, TimelineRole
+from inspector.app.timeline_item_model import Column, TimelineRole, flip_chip
 from inspector.core.records import Verdict
 
 Index = QModelIndex | QPersistentModelIndex
@@ -101,8 +102,8 @@ class TimelineDelegate(QStyledItemDelegate):
             return
         painter.save()
         painter.setClipRect(option.rect)  # nothing a cell paints spills into its neighbours
-        flipped = bool(index.data(TimelineRole.FLIPS))
-        if flipped:
+        flips = index.data(TimelineRole.FLIPS) or []
+        if flips:
             self._paint_flip_band(painter, option)
         if index.data(TimelineRole.CLEARED):
             painter.setOpacity(CLEARED_OPACITY)
@@ -123,9 +124,9 @@ class TimelineDelegate(QStyledItemDelegate):
                 if index.data(TimelineRole.CLEARED):
                     labels.append("cleared")
                     statuses.append("cleared")
-                if flipped:
-                    labels.insert(0, f"⇄ {FLIP_LABEL}")
-                    statuses.insert(0, "flip")
+                # First: what re-validation changed is what the user is looking for.
+                labels[0:0] = [flip_chip(f) for f in flips]
+                statuses[0:0] = ["flip"] * len(flips)
                 self._paint_chips(painter, option, labels, statuses)
             else:
                 self._paint_latency(painter, option, index)

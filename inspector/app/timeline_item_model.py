@@ -88,6 +88,14 @@ CLEARED_TIP = "Cleared: a streaming UI showed this rejected output, then removed
 FLIP_LABEL = "flipped"
 
 
+def flip_chip(flip: Flip) -> str:
+    """The timeline chip of a flip: the validator and its verdict now (``⇄ no_markdown ✓``)."""
+    return f"⇄ {flip.validator} {_FLIP_MARK.get(flip.after or '', '–')}"
+
+
+_FLIP_MARK = {"pass": "✓", "fail": "✗", "error": "!"}
+
+
 def flip_line(flip: Flip) -> str:
     """``no_markdown: fail → pass`` ("-": the validator did not judge the step on that side)."""
     return f"{flip.validator}: {flip.before or '-'} → {flip.after or '-'}"

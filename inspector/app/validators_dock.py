@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -109,10 +110,24 @@ class ValidatorsDock(QWidget):
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(python_tab, "Python")
         self.tabs.addTab(self.table, "Declarative")
-        self.tabs.addTab(self.flips, "Flips")
+        # The flips stay in view under the editors: a save shows its effect without a click.
+        self.flips_title = QLabel(self)
+        self.flips_title.setObjectName("flipsTitle")
+        flips_box = QWidget(self)
+        flips_layout = QVBoxLayout(flips_box)
+        flips_layout.setContentsMargins(4, 4, 4, 0)
+        flips_layout.setSpacing(0)
+        flips_layout.addWidget(self.flips_title)
+        flips_layout.addWidget(self.flips, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.addWidget(flips_box)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.splitter, 1)
         layout.addWidget(self.every_run_box)
 
         self.python_editor.saved.connect(self._python_saved)
@@ -139,7 +154,7 @@ class ValidatorsDock(QWidget):
             self._result = None
             self.revalidator.cancel()
             self.flips.show_message("Save a validator to re-validate the recorded outputs.")
-            self._set_tab_title(None)
+            self._set_flips_title(None)
             self._window.timeline.set_flips({})
         self._ref = ref
         self._scenario = None
@@ -261,7 +276,7 @@ class ValidatorsDock(QWidget):
             self.flips.show_message(
                 "No run to re-validate: run the scenario, or pick one of its runs."
             )
-        self._set_tab_title(result.flips if result.runs else None)
+        self._set_flips_title(result.flips if result.runs else None)
         self._show_timeline_flips()
         self._show_problems()
 
@@ -288,8 +303,8 @@ class ValidatorsDock(QWidget):
         else:
             self.python_editor.clear_problems()
 
-    def _set_tab_title(self, flips: int | None) -> None:
-        self.tabs.setTabText(2, "Flips" if flips is None else f"Flips ({flips})")
+    def _set_flips_title(self, flips: int | None) -> None:
+        self.flips_title.setText("<b>Flips</b>" if flips is None else f"<b>Flips ({flips})</b>")
 
     # ---- intents -------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ Tests fail on Qt warnings (``qt_log_level_fail`` in pyproject)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from inspector.app.gui_collector import GuiThreadCollector
 from inspector.app.main_window import MainWindow
 from inspector.app.runner import InspectorEventLoop, TurnRunner
 from inspector.store import Store
@@ -23,6 +25,10 @@ WINDOW_SIZE = (1400, 900)
 
 @pytest.fixture
 def qloop(qapp: QApplication, qtbot: QtBot) -> Iterator[InspectorEventLoop]:
+    # As in the app: Qt objects are freed by garbage collection on this thread only, never on a
+    # worker thread (which Qt answers with a warning, failing the test, or a crash).
+    gc.collect()
+    collector = GuiThreadCollector()
     loop = InspectorEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     yield loop
@@ -35,6 +41,8 @@ def qloop(qapp: QApplication, qtbot: QtBot) -> Iterator[InspectorEventLoop]:
     loop.detach()
     loop.close()
     asyncio.set_event_loop(None)
+    collector.stop()
+    gc.collect()
 
 
 @pytest.fixture

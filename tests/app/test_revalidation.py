@@ -145,7 +145,7 @@ def test_saving_a_laxer_validator_flips_the_rejected_step_without_a_model_call(
     assert (scenario.parent / "checks.py").read_text(encoding="utf-8") == LAX
     assert [r.run_id for r in result.runs] == [record.run_id]
     assert flips_rows(window) == [(record.run_id, "1", "no_markdown", "fail → pass", "")]
-    assert dock.tabs.tabText(2) == "Flips (1)"
+    assert dock.flips_title.text() == "<b>Flips (1)</b>"
     assert dock.flips.summary.text().startswith(f"1 flip in run {record.run_id}")
     assert "accepted output: step 2 as recorded, step 1 now" in dock.flips.summary.text()
     # The timeline: step 1 is marked, with the flip as its tooltip; step 2 is not.
@@ -163,7 +163,6 @@ def test_saving_a_laxer_validator_flips_the_rejected_step_without_a_model_call(
     # Clicking the flip selects its step in the timeline.
     window.timeline.select_step(2)
     table = dock.flips.table
-    dock.tabs.setCurrentWidget(dock.flips)
     assert dock.dock is not None
     dock.dock.raise_()
     qtbot.waitUntil(table.isVisible)

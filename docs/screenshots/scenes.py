@@ -1,0 +1,217 @@
+"""Renders the screenshots of the editing loop (issue 6) on Qt's offscreen platform:
+
+- ``validator-editor.png``: a run re-validated after its python validator was relaxed and
+  saved: the flipped steps highlighted in the timeline, the editor beside them;
+- ``validator-error.png``: the same validator with a bug: the error at its line, ``error``
+  verdicts;
+- ``compare.png``: three runs of demo:retry-feedback under three feedback policies, compared;
+- ``replay.png``: a replay under another policy, linked to its original.
+
+    .venv/bin/python docs/screenshots/scenes.py [OUT_DIR]
+
+Everything runs on the scripted model in a throwaway store and folder; nothing is called.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import shiboken6
+from PySide6.QtCore import Qt, SignalInstance
+from PySide6.QtWidgets import QDockWidget
+
+from inspector.app.app import WINDOW_SIZE, application, save_screenshot
+from inspector.app.gui_collector import GuiThreadCollector
+from inspector.app.main_window import MainWindow
+from inspector.app.runner import InspectorEventLoop
+from inspector.core.records import RunRecord
+from inspector.store import Store
+
+SCENARIO = """\
+# An SMS turn whose drafts are judged by python validators (checks.py).
+name = "sms-checks"
+description = "SMS must be plain text under 160 chars"
+
+[model]
+provider = "scripted"
+
+[prompt]
+system = "You write SMS messages."
+user = "Tell Sam the meeting moved to 3pm."
+
+[[validators]]
+kind = "python"
+function = "checks.py:no_markdown"
+
+[[validators]]
+kind = "python"
+function = "checks.py:fits_sms"
+
+[policy]
+max_attempts = 3
+
+[[script]]
+text = "**Hi Sam!** The meeting moved to *3pm* today."
+[[script]]
+text = \"\"\"Hi Sam! Quick heads-up from the team: the meeting that was planned for this \
+morning has moved to 3pm today, same room as before. Let me know if that does not work.\"\"\"
+[[script]]
+text = "Hi Sam, the meeting moved to 3pm today, same room."
+"""
+STRICT = '''\
+"""Validators of sms-checks: each returns None (pass) or the feedback text (fail)."""
+
+MARKDOWN = "*_#`"
+
+
+def no_markdown(output, ctx):
+    found = [c for c in output if c in MARKDOWN]
+    if found:
+        return f"Plain text only: no markdown ({found[0]!r} found)."
+    return None
+
+
+def fits_sms(output, ctx):
+    if len(output) > 160:
+        return f"An SMS holds 160 characters, this has {len(output)}. Shorten it."
+    return None
+'''
+# Bold is fine after all: only headings and code marks fail now.
+LAX = STRICT.replace('MARKDOWN = "*_#`"', 'MARKDOWN = "#`"  # bold and italics are fine')
+BUGGY = STRICT.replace(
+    "    if len(output) > 160:",
+    "    limit = ctx.policy.max_length  # no such field\n    if len(output) > limit:",
+)
+
+
+async def signalled(signal: SignalInstance, start: Callable[[], Any]) -> tuple[Any, ...]:
+    """Calls ``start`` and waits for ``signal``'s next emission."""
+    done: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+
+    def fire(*args: Any) -> None:
+        if not done.done():
+            done.set_result(args)
+
+    signal.connect(fire)
+    try:
+        start()
+        return await asyncio.wait_for(done, 30)
+    finally:
+        signal.disconnect(fire)
+
+
+async def settle(window: MainWindow) -> None:
+    for _ in range(20):
+        await asyncio.sleep(0.02)
+    while window.runner.busy:
+        await asyncio.sleep(0.02)
+
+
+async def run(window: MainWindow, ref: str, overrides: list[str] | None = None) -> RunRecord:
+    window.library.select_scenario(ref)
+    (record,) = await signalled(
+        window.runner.finished, lambda: window.runner.start(ref, overrides or [])
+    )
+    await settle(window)
+    return record  # type: ignore[no-any-return]
+
+
+async def save_validators(window: MainWindow, text: str) -> None:
+    dock = window.validators
+    dock.python_editor.editor.setPlainText(text)
+    await signalled(dock.revalidator.finished, dock.python_editor.save)
+    await settle(window)
+
+
+async def scenes(window: MainWindow, out: Path, folder: Path) -> None:
+    scenario = folder / "sms.toml"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    (folder / "checks.py").write_text(STRICT, encoding="utf-8")
+
+    await run(window, str(scenario))
+    assert window.validators.dock is not None
+    window.validators.dock.raise_()
+    await save_validators(window, LAX)
+    window.timeline.select_last()
+    window.validators.python_editor.editor.go_to_line(5)
+    save_screenshot(window, out / "validator-editor.png")
+    print("wrote validator-editor.png")
+
+    await save_validators(window, BUGGY)
+    window.validators.python_editor.editor.go_to_line(15)
+    save_screenshot(window, out / "validator-error.png")
+    print("wrote validator-error.png")
+    await save_validators(window, STRICT)
+
+    demo = "demo:retry-feedback"
+    runs = [
+        await run(window, demo, [f'policy.feedback_history="{history}"'])
+        for history in ("accumulate", "latest", "none")
+    ]
+    await signalled(
+        window.compare.view.lineDiffShown, lambda: window.compare_runs([r.run_id for r in runs])
+    )
+    # A compare wants the width: the right docks closed, as View › (dock) does.
+    right = [
+        d
+        for d in window.findChildren(QDockWidget)
+        if window.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea
+        and d.toggleViewAction().isChecked()
+    ]
+    for dock in right:
+        dock.hide()
+    await settle(window)
+    save_screenshot(window, out / "compare.png")
+    print("wrote compare.png")
+    for dock in right:
+        dock.show()
+    window.detail_dock.raise_()
+
+    window.compare.show_timeline()
+    window.library.select_run(runs[0].run_id)
+    await settle(window)
+    window.policy.policy_form.set_values({"feedback_role": "tool"})
+    await signalled(window.runner.finished, window.replay.replay_action.trigger)
+    await settle(window)
+    window.policy_dock.raise_()
+    window.timeline.select_last()
+    save_screenshot(window, out / "replay.png")
+    print("wrote replay.png")
+
+
+def main() -> int:
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent).resolve()
+    app = application()
+    loop = InspectorEventLoop(app)
+    asyncio.set_event_loop(loop)
+    collector = GuiThreadCollector()
+    with tempfile.TemporaryDirectory(prefix="agent-inspector-scenes-") as tmp:
+        store = Store.open(Path(tmp) / "runs.sqlite3")
+        window = MainWindow(store)
+        window.resize(*WINDOW_SIZE)
+        window.show()
+        folder = Path(tmp) / "scenario"
+        folder.mkdir()
+        try:
+            loop.run_until_complete(scenes(window, out, folder))
+        finally:
+            window.close()
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            # Now, not at interpreter exit: its file watcher's thread must end before Qt's.
+            shiboken6.delete(window)
+            store.close()
+            collector.stop()
+            loop.close()  # joins the worker threads
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
