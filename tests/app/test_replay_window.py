@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLineEdit
 from pytestqt.qtbot import QtBot
 
@@ -86,6 +87,13 @@ def test_a_replay_under_an_edited_policy_is_a_new_linked_run(
     view = window.compare.view
     qtbot.waitUntil(lambda: [r.run_id for r in view.records] == [original.run_id, again.run_id])
     assert window.centre_tabs.currentWidget() is view
+    # The divergence is marked where the replay went live: step 4's request differs.
+    assert view.comparison is not None and view.comparison.divergence is not None
+    assert view.comparison.divergence.index == 4
+    row = view.model.divergence_row()
+    label = view.model.headerData(row, Qt.Orientation.Vertical, Qt.ItemDataRole.DisplayRole)
+    assert label == "▶ step 4"
+    assert view.divergence.text().startswith("▶ First divergence at step 4")
 
 
 def test_offline_stops_at_the_first_divergence_and_says_which_step(
