@@ -18,19 +18,18 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast, get_args
 
 from PySide6.QtCore import QObject, Signal
 
 from inspector.core.errors import InspectorError
 from inspector.core.loading import forget, split_ref
 from inspector.core.recording import scenario_of
-from inspector.core.records import RunStatus
 from inspector.core.revalidate import (
     Matrix,
     MatrixRow,
     Revalidation,
     ValidatorSet,
+    error_row,
     matrix,
     matrix_row,
     revalidate,
@@ -133,12 +132,6 @@ def revalidate_runs(
     return out
 
 
-def _status(summary: RunSummary | None) -> RunStatus:
-    """A run's status for the matrix ("error" for one still being recorded, or unknown)."""
-    status = summary.status if summary is not None else ""
-    return cast(RunStatus, status) if status in get_args(RunStatus) else "error"
-
-
 async def _judge(
     store: Store,
     run_ids: list[str],
@@ -154,12 +147,8 @@ async def _judge(
         except InspectorError as exc:  # a run still recording, a recorded file gone...
             out.errors.append(f"run {run_id}: {exc}")
             summary = summaries.get(run_id)
-            started = summary.started_at if summary else ""
-            rows.append(
-                MatrixRow(
-                    run_id=run_id, started_at=started, status=_status(summary), error=str(exc)
-                )
-            )
+            started, status = (summary.started_at, summary.status) if summary else ("", "")
+            rows.append(error_row(run_id, started, status, str(exc)))
             continue
         _raise_problems(result, out.problems)
         out.runs.append(result)

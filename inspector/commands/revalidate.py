@@ -151,11 +151,9 @@ def _matrix(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _error_row(run_id: str, started_at: str, status: str, exc: Exception) -> MatrixRow:
-    from inspector.core.revalidate import MatrixRow
+    from inspector.core.revalidate import error_row
 
-    return MatrixRow.model_validate(
-        {"run_id": run_id, "started_at": started_at, "status": status, "error": str(exc)}
-    )
+    return error_row(run_id, started_at, status, str(exc))
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -46,6 +46,7 @@ __all__ = [
     "Revalidation",
     "StepVerdict",
     "ValidatorSet",
+    "error_row",
     "matrix",
     "read_validator_file",
     "revalidate",
@@ -303,6 +304,13 @@ def matrix_row(record: RunRecord, result: Revalidation) -> MatrixRow:
         cells=cells,
         flips=len(result.flips),
     )
+
+
+def error_row(run_id: str, started_at: str, status: str, error: str) -> MatrixRow:
+    """The row of a run that could not be re-validated (still being recorded, a file gone):
+    ``error`` says why; a store status that is no run's ending ("running") reads ``error``."""
+    known: RunStatus = status if status in get_args(RunStatus) else "error"  # type: ignore[assignment]
+    return MatrixRow(run_id=run_id, started_at=started_at, status=known, error=error)
 
 
 def matrix(scenario: str, rows: Sequence[MatrixRow]) -> Matrix:

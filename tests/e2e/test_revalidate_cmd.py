@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from inspector.cli import main
+from inspector.core.events import RunStarted
 from inspector.core.records import RunRecord
+from inspector.store import Store
 
 Capture = pytest.CaptureFixture[str]
 
@@ -222,3 +225,17 @@ def test_bad_arguments(capsys: Capture, args: list[str], code: int, message: str
     assert main(["revalidate", *args]) == code
     err = capsys.readouterr().err
     assert err.startswith(f"agent-inspector: error: {message}") and err.count("\n") == 1
+
+
+def test_a_run_still_being_recorded_is_a_row_error_in_the_matrix(
+    folder: Path, capsys: Capture
+) -> None:
+    done = record(folder, capsys)
+    with Store.open(os.environ["AGENT_INSPECTOR_DB"]) as store:
+        recorder = store.recorder()  # alive: the run's status is "running"
+        recorder(RunStarted.from_record(done.model_copy(update={"run_id": "0still0running"})))
+        code, data = json_of(capsys, "--scenario", "sms")
+    rows = data["rows"]
+    assert isinstance(rows, list) and code == 1
+    running = next(r for r in rows if r["run_id"] == "0still0running")
+    assert running["status"] == "error" and "still being recorded" in running["error"]
