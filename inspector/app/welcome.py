@@ -109,8 +109,10 @@ def providers_html(examples: tuple[ProviderExample, ...] = PROVIDER_EXAMPLES) ->
 INTRO_HTML = (
     "<h2>Welcome to Agent Inspector</h2>"
     "<p>Run one agent turn and see every step: what the model was sent, what it answered, each "
-    "validator's verdict, the feedback injected and the attempts thrown away. Then change a "
-    "validator or a policy on the right and run it again to compare.</p>"
+    "validator's verdict, the feedback injected and the attempts thrown away. Then edit a "
+    "validator (Validators tab: every save re-judges the recorded outputs, no model call), "
+    "replay the run under another policy (Ctrl+Shift+R) and compare runs side by side "
+    "(select two, Ctrl+D).</p>"
     "<h3>Start with a demo</h3>"
     "<p>The demos run offline with a scripted model, unless marked otherwise. Click one to run "
     "it:</p>"
