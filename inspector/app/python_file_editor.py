@@ -7,6 +7,9 @@ are atomic (temp file + ``os.replace``); editors that save the same way drop the
 watcher, so it is re-added and the folder is watched too. Our own save is recognised by content
 (the bytes last read or written), so it never counts as an outside change. Read and write errors
 become a one-line message in the problems line; the buffer is kept.
+
+Opening another file keeps the unsaved edits of the one left as a draft: opening it again brings
+them back (marked modified, with the notice when the file changed on disk meanwhile).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import html
 import os
 import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer, Signal
@@ -46,6 +50,20 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def _gone(path: Path) -> str:
+    return f"{path.name} is no longer on disk (deleted or renamed): saving writes it again"
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """A file's unsaved edits, kept while another file is open."""
+
+    text: str
+    disk_bytes: bytes | None  # what the file held when last read or written
+    newline: str
+    position: int
+
+
 class PythonFileEditor(QWidget):
     saved = Signal(str)  # path, after a successful save
     reloaded = Signal(str)  # path, after the file changed on disk and was reloaded
@@ -59,6 +77,7 @@ class PythonFileEditor(QWidget):
         self._newline = "\n"
         self._unreadable = False  # the file could not be loaded: saving would destroy it
         self._error: str | None = None
+        self._drafts: dict[Path, _Draft] = {}
 
         self.path_label = QLabel("No file", self)
         self.path_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -121,7 +140,16 @@ class PythonFileEditor(QWidget):
     # -- public API ----------------------------------------------------------------------------
 
     def open_file(self, path: Path) -> None:
-        """Load a UTF-8 file; a missing file gives an empty buffer, created on the first save."""
+        """Load a UTF-8 file; a missing file gives an empty buffer, created on the first save.
+        The unsaved edits of the file left are kept as its draft; ``path``'s draft, if any, is
+        shown instead of its text."""
+        left = self._path
+        if left is not None and left != Path(path) and self.is_modified() and not self._unreadable:
+            self._drafts[left] = _Draft(
+                self.text(), self._disk_bytes, self._newline, self.editor.textCursor().position()
+            )
+        if self._path != Path(path):
+            self.editor.set_problems([])  # the file left's, at its lines
         self._path = Path(path)
         self._disk_bytes = None
         self._pending = None
@@ -143,7 +171,23 @@ class PythonFileEditor(QWidget):
         else:
             if not self._load(data):
                 self._set_text("")  # not the previous file's text under this file's name
+        draft = self._drafts.get(self._path)
+        if draft is not None and not self._unreadable:  # unreadable now: kept for later
+            del self._drafts[self._path]
+            self._restore(draft)
         self._render_status()
+
+    def drafts(self) -> list[Path]:
+        """The files whose unsaved edits are kept: those left for another file, and the open one
+        while it cannot be read (its edits come back once it can)."""
+        return list(self._drafts)
+
+    def unsaved(self) -> list[str]:
+        """What would be lost on quitting: the open file when modified, and every draft."""
+        files = [*self._drafts]
+        if self._path is not None and self.is_modified() and self._path not in files:
+            files.insert(0, self._path)
+        return [f.name for f in files]
 
     def path(self) -> Path | None:
         return self._path
@@ -215,10 +259,16 @@ class PythonFileEditor(QWidget):
         try:
             data = path.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
-            return  # removed, or mid-replace: the folder watch reports its return
+            # Deleted or renamed away (mid-replace, it is back by the next check: the folder
+            # watch reports its return). The text stays here; a save writes the file again.
+            if self._disk_bytes is not None:
+                self._set_error(_gone(path))
+            return
         except OSError as exc:
             self._set_error(f"Cannot read {path.name}: {_reason(exc)}")
             return
+        if self._error == _gone(path):
+            self._set_error(None)  # back on disk
         if data == self._disk_bytes or data == self._pending:
             return
         if self.is_modified() and not self._unreadable:
@@ -269,6 +319,15 @@ class PythonFileEditor(QWidget):
         self.editor.document().setModified(False)
         # The problem marks were anchored in the old text: lay them out again on the new one.
         self.editor.set_problems(self.editor.problems())
+
+    def _restore(self, draft: _Draft) -> None:
+        self._set_text(draft.text)
+        self.editor.document().setModified(True)
+        cursor = self.editor.textCursor()
+        cursor.setPosition(min(draft.position, len(draft.text)))
+        self.editor.setTextCursor(cursor)
+        self._disk_bytes, self._newline = draft.disk_bytes, draft.newline
+        self.check_disk()  # changed on disk meanwhile: the notice asks which version to keep
 
     def _mark_unreadable(self, message: str) -> None:
         self._unreadable = True

@@ -7,8 +7,10 @@ scenario gives its output plan (``inspector.core.revalidate``). A python validat
 does not compile yields problems at its lines and ``error`` verdicts, not a failure; a
 validator that raises yields an ``error`` verdict and a problem at the line it raised.
 
-``Revalidator`` is the Qt side: one request at a time in flight; a newer request supersedes an
-older one, whose result is dropped when it arrives.
+``Revalidator`` is the Qt side: a newer request supersedes an older one, which stops at its next
+run and whose result is dropped. The job runs on a daemon thread, not the loop's executor: user
+code that hangs on import must neither take a thread the window's store reads need nor hold up
+the app's exit.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from inspector.app.runner import error_line
 from inspector.core.errors import InspectorError
 from inspector.core.loading import forget, split_ref
 from inspector.core.recording import scenario_of
@@ -35,6 +38,7 @@ from inspector.core.revalidate import (
     revalidate,
 )
 from inspector.core.scenario import Scenario
+from inspector.core.threads import in_daemon_thread
 from inspector.core.validators import Python, Validator
 from inspector.resources import resolve_scenario
 from inspector.store import RunSummary, Store
@@ -114,11 +118,17 @@ def _raise_problems(result: Revalidation, problems: dict[Path, list[Problem]]) -
 
 
 def revalidate_runs(
-    db: Path, ref: str, run_ids: list[str], *, every_run: bool = False
+    db: Path,
+    ref: str,
+    run_ids: list[str],
+    *,
+    every_run: bool = False,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> RevalidationResult:
     """Re-judges ``run_ids`` (``every_run``: every recorded run of the scenario, into a matrix)
     with the validators of scenario ``ref`` as they are on disk now. No run: only the files'
-    problems. Blocking: call it on a worker thread. Bad scenario input: ``InspectorError``."""
+    problems. ``cancelled`` is asked before each run (true: the rest are skipped). Blocking:
+    call it on a worker thread. Bad scenario input: ``InspectorError``."""
     current = resolve_scenario(ref)
     problems = _file_problems(python_files(current))
     validators = ValidatorSet.of(current).compile(current, tolerant=True)
@@ -126,7 +136,7 @@ def revalidate_runs(
     with Store.open(db) as store:
         summaries = {s.run_id: s for s in store.runs(scenario=current.name)} if every_run else {}
         ids = list(summaries) if every_run else run_ids
-        rows = asyncio.run(_judge(store, ids, summaries, validators, out))
+        rows = asyncio.run(_judge(store, ids, summaries, validators, out, cancelled))
     if every_run or len(ids) > 1:
         out.matrix = matrix(current.name, rows)
     return out
@@ -138,9 +148,12 @@ async def _judge(
     summaries: dict[str, RunSummary],
     validators: list[Validator],
     out: RevalidationResult,
+    cancelled: Callable[[], bool],
 ) -> list[MatrixRow]:
     rows: list[MatrixRow] = []
     for run_id in run_ids:
+        if cancelled():
+            break
         try:
             record = store.load(run_id)
             result = await revalidate(record, scenario_of(record), validators)
@@ -160,7 +173,6 @@ class Revalidator(QObject):
     """Runs ``revalidate_runs`` off the UI thread; emits ``finished(RevalidationResult)`` or
     ``failed(one line)`` for the newest request only."""
 
-    started = Signal()
     finished = Signal(object)  # RevalidationResult
     failed = Signal(str)
 
@@ -178,21 +190,31 @@ class Revalidator(QObject):
         """``run_ids`` re-judged by scenario ``ref``'s validators (``every_run``: all of the
         scenario's recorded runs instead)."""
         self._request += 1
-        self.started.emit()
-        job = functools.partial(revalidate_runs, self._db, ref, list(run_ids), every_run=every_run)
-        self._task = asyncio.get_event_loop().create_task(self._run(self._request, job))
+        request = self._request
+        job = functools.partial(
+            revalidate_runs,
+            self._db,
+            ref,
+            list(run_ids),
+            every_run=every_run,
+            cancelled=lambda: request != self._request,
+        )
+        self._task = asyncio.get_event_loop().create_task(self._run(request, job))
 
     def cancel(self) -> None:
-        """Forgets the request in flight: its result is dropped when it arrives."""
+        """Forgets the request in flight: it stops at its next run; its result is dropped."""
         self._request += 1
 
     async def _run(self, request: int, job: Callable[[], RevalidationResult]) -> None:
-        loop = asyncio.get_running_loop()
         try:
-            result = await loop.run_in_executor(None, job)
+            result: RevalidationResult = await in_daemon_thread(job)
         except (InspectorError, OSError) as exc:
             if request == self._request:
                 self.failed.emit(f"Cannot re-validate: {exc}")
+            return
+        except Exception as exc:  # a bug of ours, say: one line, never "Re-validating…" forever
+            if request == self._request:
+                self.failed.emit(f"Cannot re-validate: {error_line(exc)}")
             return
         if request == self._request:
             self.finished.emit(result)

@@ -10,6 +10,7 @@ comments. A built-in demo is saved as a copy. The model and provider are the Pol
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ from inspector.app.scenario_edits import (
     json_text,
     overrides,
     parse_schema,
+    with_changes,
     write_changes,
 )
 from inspector.app.scenario_files import ask_copy_path, save_document, scenario_file
@@ -46,6 +48,15 @@ from inspector.editing import ScenarioDocument
 
 if TYPE_CHECKING:
     from inspector.app.main_window import MainWindow
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """The unsaved edits of a scenario while another one is shown."""
+
+    changes: dict[str, Any]  # section -> value, as ``changes()`` gives them
+    tools_base: list[dict[str, Any]]  # the file's tools the tools' origins refer to
+    origins: list[int | None]
 
 
 def _group(title: str, *widgets: QWidget) -> QGroupBox:
@@ -71,6 +82,8 @@ class ScenarioEditor(QWidget):
         self._problem = ""  # the core's one-line verdict on the edited scenario
         self._schema_error = ""
         self._filling = False
+        # The unsaved edits of a scenario left for another (and its tools' origins), per ref.
+        self._drafts: dict[str, _Draft] = {}
 
         self.heading = QLabel("No scenario selected", self)
         self.heading.setWordWrap(True)
@@ -147,9 +160,14 @@ class ScenarioEditor(QWidget):
         return self._read_only
 
     def set_scenario(self, ref: str | None, scenario: Scenario | None) -> None:
-        """Shows scenario ``ref`` (a path or ``demo:NAME``) as its file says; earlier edits are
-        dropped. ``scenario`` None: it did not load; its file is still shown when it parses,
-        so the problem can be fixed here."""
+        """Shows scenario ``ref`` (a path or ``demo:NAME``) as its file says. The unsaved edits
+        of another scenario are kept and shown again with it; those of ``ref`` itself are
+        dropped (re-read). ``scenario`` None: it did not load; its file is still shown when it
+        parses, so the problem can be fixed here."""
+        left = self._ref
+        if left is not None and ref != left and self._path is not None and self.is_edited():
+            edited = changes(self._base, self.edits())
+            self._drafts[left] = _Draft(edited, self._base.tools, self.tools.origins())
         self._ref, self._path, self._read_only, self._data = ref, None, False, {}
         load_error = ""
         if ref is not None:
@@ -162,7 +180,12 @@ class ScenarioEditor(QWidget):
                 self._path, self._source, self._read_only = path, source, read_only
                 self._data = doc.to_dict()
         self._base = ScenarioEdits.from_data(self._data)
-        self._fill(self._base)
+        draft = self._drafts.pop(ref, None) if ref is not None and self._path else None
+        if draft is None:
+            self._fill(self._base)
+        else:  # only what was edited: the file may have changed meanwhile, its other parts stay
+            origins = draft.origins if draft.tools_base == self._base.tools else None
+            self._fill(with_changes(self._base, draft.changes), origins)
         self.setEnabled(self._path is not None)
         self._update_heading(scenario)
         self._check()
@@ -174,13 +197,13 @@ class ScenarioEditor(QWidget):
         self._check()
         self.changed.emit()
 
-    def _fill(self, edits: ScenarioEdits) -> None:
+    def _fill(self, edits: ScenarioEdits, origins: list[int | None] | None = None) -> None:
         self._filling = True
         try:
             self.system.setPlainText(edits.system)
             self.user.setPlainText(edits.user or "")
             self.messages.set_messages(edits.messages)
-            self.tools.set_tools(edits.tools)
+            self.tools.set_tools(edits.tools, origins)
             schema = edits.output_schema
             self.output.setPlainText("" if schema is None else json_text(schema))
         finally:
@@ -196,6 +219,13 @@ class ScenarioEditor(QWidget):
         self.heading.setText(f"{name} · {self._source}{demo}{edited}")
 
     # ---- the edits -------------------------------------------------------------------------
+
+    def unsaved(self) -> list[str]:
+        """What would be lost on quitting: the scenarios edited here and not saved."""
+        refs = [*self._drafts]
+        if self._ref is not None and self._path is not None and self.is_edited():
+            refs = [self._ref, *(r for r in refs if r != self._ref)]
+        return [f"{ref} (scenario)" for ref in refs]
 
     def edits(self) -> ScenarioEdits:
         """The values in the editor (a JSON field that does not parse keeps the file's)."""
@@ -308,7 +338,10 @@ class ScenarioEditor(QWidget):
             self._show_problem(str(exc))
             return False
         ref = self._ref if written == self._path and self._ref else str(written)
+        left = self._ref
         self.set_scenario(ref, scenario)
+        if left is not None:
+            self._drafts.pop(left, None)  # saved (a demo: to its copy): nothing to keep
         self.saved.emit(str(written))
         return True
 

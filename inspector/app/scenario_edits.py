@@ -8,6 +8,7 @@ are compared: ``prompt.system``, ``prompt.user``, ``prompt.messages``, ``tools``
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,16 @@ def changes(base: ScenarioEdits, now: ScenarioEdits) -> dict[str, Any]:
     """``field → new value`` for each section that differs (None: removed)."""
     old = base.values()
     return {key: value for key, value in now.values().items() if value != old[key]}
+
+
+_ATTRIBUTES = dict(
+    zip(FIELDS, ("system", "user", "messages", "tools", "output_schema"), strict=True)
+)
+
+
+def with_changes(base: ScenarioEdits, changed: dict[str, Any]) -> ScenarioEdits:
+    """``base`` with the sections ``changes`` gave (the other sections as ``base`` has them)."""
+    return dataclasses.replace(base, **{_ATTRIBUTES[key]: value for key, value in changed.items()})
 
 
 def prune(value: Any) -> Any:

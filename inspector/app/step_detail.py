@@ -34,8 +34,8 @@ from inspector.app.chat_bubbles import (
     tag,
 )
 from inspector.app.json_view import JsonView, is_dark, json_html
+from inspector.app.timeline_cells import forced_markers
 from inspector.app.timeline_delegate import status_colour
-from inspector.app.timeline_item_model import forced_markers
 from inspector.core.events import (
     Event,
     FallbackUsed,

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.json_view import is_dark
-from inspector.app.timeline_item_model import Column, TimelineRole, flip_chip
+from inspector.app.timeline_cells import VERDICT_MARK, flip_chip
+from inspector.app.timeline_item_model import Column, TimelineRole
 from inspector.core.records import Verdict
 
 Index = QModelIndex | QPersistentModelIndex
@@ -38,7 +39,6 @@ _COLOURS: dict[str, tuple[str, str]] = {
     "cleared": ("#718096", "#a0aec0"),
     "flip": ("#d53f8c", "#f687b3"),
 }
-_VERDICT_MARK = {"pass": "✓", "fail": "✗", "error": "!"}
 CLEARED_OPACITY = 0.5
 CHIP_GAP = 4
 CHIP_PAD = 6
@@ -92,7 +92,7 @@ def latency_bar_colour(palette: QPalette, selected: bool) -> QColor:
 
 
 def verdict_label(verdict: Verdict) -> str:
-    return f"{_VERDICT_MARK[verdict.status]} {verdict.validator}"
+    return f"{VERDICT_MARK[verdict.status]} {verdict.validator}"
 
 
 class TimelineDelegate(QStyledItemDelegate):

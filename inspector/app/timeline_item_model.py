@@ -29,6 +29,14 @@ from PySide6.QtCore import (
     Qt,
 )
 
+from inspector.app.timeline_cells import (
+    CLEARED_TIP,
+    FLIP_LABEL,
+    flip_line,
+    forced_markers,
+    output_preview,
+    verdict_line,
+)
 from inspector.core.events import (
     AttemptCleared,
     Event,
@@ -40,7 +48,7 @@ from inspector.core.events import (
     TextDelta,
 )
 from inspector.core.live import LiveRun, LiveStep
-from inspector.core.records import Forced, Verdict, step_kind
+from inspector.core.records import step_kind
 from inspector.core.revalidate import Flip
 
 Index = QModelIndex | QPersistentModelIndex
@@ -81,76 +89,6 @@ class TimelineRole(IntEnum):
     LATENCY_FRACTION = Qt.ItemDataRole.UserRole + 7  # float in [0, 1], or None
     CLEARED = Qt.ItemDataRole.UserRole + 8  # bool
     FLIPS = Qt.ItemDataRole.UserRole + 9  # list[Flip]: the step's re-validation flips, or None
-
-
-PREVIEW_CHARS = 120
-CLEARED_TIP = "Cleared: a streaming UI showed this rejected output, then removed it."
-FLIP_LABEL = "flipped"
-
-
-def flip_chip(flip: Flip) -> str:
-    """The timeline chip of a flip: the validator and its verdict now (``⇄ no_markdown ✓``)."""
-    return f"⇄ {flip.validator} {_FLIP_MARK.get(flip.after or '', '–')}"
-
-
-_FLIP_MARK = {"pass": "✓", "fail": "✗", "error": "!"}
-
-
-def flip_line(flip: Flip) -> str:
-    """``no_markdown: fail → pass`` ("-": the validator did not judge the step on that side)."""
-    return f"{flip.validator}: {flip.before or '-'} → {flip.after or '-'}"
-
-
-def forced_markers(forced: Forced | None) -> list[tuple[str, str]]:
-    """(label, tooltip) per way the loop forced a step's request (B2/B3)."""
-    if forced is None:
-        return []
-    markers = []
-    choice = forced.tool_choice
-    if choice == "none":
-        markers.append(("tools off", "Tools disabled on this step (tool_choice: none)"))
-    elif choice == "required":
-        markers.append(("tool required", "A tool call was required (tool_choice: required)"))
-    elif isinstance(choice, dict):
-        name = str(choice.get("name", "?"))
-        markers.append((f"{name} pinned", f"tool_choice pinned to the {name} tool"))
-    if forced.instruction_appended:
-        markers.append(
-            ("+instruction", "The final-step instruction was appended to the system prompt")
-        )
-    return markers
-
-
-def output_preview(live: LiveStep) -> str:
-    """One line saying what the step produced (so far, while it streams)."""
-    step = live.step
-    if step is not None:
-        if step.status == "error":
-            return f"error: {step.error or ''}"
-        response = step.response
-        if response is None:
-            return step.error or ""
-        if response.refusal:
-            return f"refusal: {response.refusal}"
-        if response.tool_calls:
-            return ", ".join(f"{c.name}({c.arguments_json()})" for c in response.tool_calls)
-        text = response.text
-    else:
-        if live.calls:
-            return ", ".join(
-                f"{c.name}({''.join(c.arguments)})" for _, c in sorted(live.calls.items())
-            )
-        # Join only as many streamed pieces as the preview needs.
-        pieces: list[str] = []
-        size = 0
-        for piece in live.text:
-            pieces.append(piece)
-            size += len(piece)
-            if size > PREVIEW_CHARS:
-                break
-        text = "".join(pieces)
-    text = " ".join(text[: PREVIEW_CHARS * 2].split())
-    return text[:PREVIEW_CHARS]
 
 
 @dataclass
@@ -368,7 +306,7 @@ class TimelineItemModel(QAbstractTableModel):
         if flips and column == Column.STEP:
             return "\n".join(flip_line(f) for f in flips)
         if column == Column.VERDICTS and live.verdicts:
-            return "\n".join(_verdict_line(v) for v in live.verdicts)
+            return "\n".join(verdict_line(v) for v in live.verdicts)
         if column == Column.MARKERS and (live.forced is not None or live.cleared or flips):
             tips = [tip for _, tip in forced_markers(live.forced)]
             if live.cleared:
@@ -541,8 +479,3 @@ class TimelineItemModel(QAbstractTableModel):
             self.dataChanged.emit(
                 self.index(0, 0), self.index(len(self._rows) - 1, len(Column) - 1), []
             )
-
-
-def _verdict_line(verdict: Verdict) -> str:
-    mark = {"pass": "✓", "fail": "✗", "error": "!"}[verdict.status]
-    return f"{mark} {verdict.validator}: {verdict.reason or verdict.status}"

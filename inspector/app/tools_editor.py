@@ -113,9 +113,12 @@ class ToolsEditor(QWidget):
 
     # ---- contents --------------------------------------------------------------------------
 
-    def set_tools(self, tools: list[dict[str, Any]]) -> None:
+    def set_tools(
+        self, tools: list[dict[str, Any]], origins: list[int | None] | None = None
+    ) -> None:
+        """``origins``: the file's table each tool came from (default: tool i from table i)."""
         self._tools = [dict(t) for t in tools]
-        self._origins = list(range(len(tools)))
+        self._origins = list(range(len(tools))) if origins is None else list(origins)
         self._bad = [{} for _ in tools]
         self._refill(0 if tools else -1)
 

@@ -184,8 +184,7 @@ class ValidatorsDock(QWidget):
             chosen = current if current in files else files[0]
             self.file_combo.setCurrentIndex(files.index(chosen))
             if chosen != current:
-                self.python_editor.open_file(chosen)
-                self._show_problems()
+                self._open(chosen)
         self.note.setText(self._note(error, files))
         self.note.setVisible(bool(self.note.text()))
 
@@ -194,6 +193,17 @@ class ValidatorsDock(QWidget):
         if base is not None and path.is_relative_to(base):
             return str(path.relative_to(base))
         return str(path)
+
+    def _open(self, path: Path) -> None:
+        """Opens ``path`` in the editor; the unsaved edits of the file left are kept (and said)."""
+        kept = set(self.python_editor.drafts())
+        left = self.python_editor.path()
+        self.python_editor.open_file(path)
+        if left is not None and left not in kept and left in self.python_editor.drafts():
+            self._window.message_bar.show_message(
+                "info", f"Your unsaved edits of {left.name} are kept: open it again to save them."
+            )
+        self._show_problems()
 
     def _note(self, error: str, files: list[Path]) -> str:
         if error:
@@ -220,8 +230,8 @@ class ValidatorsDock(QWidget):
         a run of another scenario brings that scenario's validators (when its file is here)."""
         self._shown = run
         name = self._run_scenario(run)
-        if name and self._scenario is not None and name != self._scenario.name:
-            origin = run.header.scenario_origin if run.header is not None else ""
+        if name and (self._scenario is None or name != self._scenario.name):
+            origin = self._run_origin(run)
             if origin.startswith(DEMO_PREFIX) or (origin and Path(origin).is_file()):
                 self.set_scenario(origin)
         self._show_timeline_flips()
@@ -234,6 +244,14 @@ class ValidatorsDock(QWidget):
         if run.record is not None:
             return run.record.scenario
         return run.header.scenario if run.header is not None else ""
+
+    @staticmethod
+    def _run_origin(run: LiveRun) -> str:
+        """The scenario file (or ``demo:NAME``) the run was started from; a stored run has its
+        record, a live one only its header so far."""
+        if run.record is not None:
+            return run.record.scenario_origin
+        return run.header.scenario_origin if run.header is not None else ""
 
     # ---- re-validating -------------------------------------------------------------------------
 
@@ -311,8 +329,7 @@ class ValidatorsDock(QWidget):
     def _file_chosen(self, row: int) -> None:
         path = Path(self.file_combo.itemData(row))
         if path != self.python_editor.path():
-            self.python_editor.open_file(path)
-            self._show_problems()
+            self._open(path)
 
     def new_validators_file(self) -> Path | None:
         """Creates the scenario's missing python file (or ``validators.py`` next to it) with an

@@ -22,7 +22,8 @@ from inspector.app.validator_rows import (
 )
 
 _Index = QModelIndex | QPersistentModelIndex
-INVALID_BACKGROUND = QColor("#ffd7d5")
+# A translucent red: the cell text (the palette's) stays readable on light and dark bases.
+INVALID_BACKGROUND = QColor(209, 36, 47, 56)
 
 
 class ValidatorsItemModel(QAbstractTableModel):
@@ -47,6 +48,13 @@ class ValidatorsItemModel(QAbstractTableModel):
     def rows(self) -> list[ValidatorRow]:
         return list(self._rows)
 
+    def set_rows(self, rows: list[ValidatorRow]) -> None:
+        """Rows as ``rows()`` gave them (an edited table shown again, origins kept)."""
+        self.beginResetModel()
+        self._rows = list(rows)
+        self._problems = [self._check(r) for r in self._rows]
+        self.endResetModel()
+
     def tables(self) -> tuple[list[dict[str, Any]], list[int | None]]:
         """What to write back: the tables and the table each came from. ``ValueError`` when a
         row's parameters are not TOML (``problems()`` says which)."""
@@ -66,14 +74,6 @@ class ValidatorsItemModel(QAbstractTableModel):
     def check_candidate(self, row: int, column: int, text: str) -> RowProblem | None:
         """The problem row ``row`` would have with ``text`` in ``column`` (as the user types)."""
         return self._check(self._rows[row].with_cell(column, text))
-
-    def recheck(self) -> None:
-        """After ``tool_names`` or ``base_dir`` changed."""
-        self._problems = [self._check(r) for r in self._rows]
-        if self._rows:
-            self.dataChanged.emit(
-                self.index(0, 0), self.index(len(self._rows) - 1, len(COLUMNS) - 1)
-            )
 
     def _check(self, row: ValidatorRow) -> RowProblem | None:
         return row_problem(row, self.tool_names, self.base_dir)

@@ -35,14 +35,21 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.scenario_files import ask_copy_path, save_document, scenario_file
-from inspector.app.validator_rows import KIND, KINDS, PARAMETERS, WHEN, WHEN_CHOICES
+from inspector.app.validator_rows import (
+    KIND,
+    KINDS,
+    PARAMETERS,
+    WHEN,
+    WHEN_CHOICES,
+    ValidatorRow,
+)
 from inspector.app.validators_item_model import ValidatorsItemModel
 from inspector.core.errors import ScenarioError
 from inspector.editing import ScenarioDocument
 
 _Index = QModelIndex | QPersistentModelIndex
 ERROR_STYLE = "color: #d1242f;"
-_INVALID_EDITOR = "QLineEdit { background: #ffd7d5; }"
+_INVALID_EDITOR = "QLineEdit { background: rgba(209, 36, 47, 0.22); }"  # see INVALID_BACKGROUND
 
 
 class _RowDelegate(QStyledItemDelegate):
@@ -98,6 +105,8 @@ class ValidatorsTable(QWidget):
         self._loaded: list[dict[str, Any]] = []  # the validators as read: origins refer to them
         self._dirty = False
         self._load_error = ""
+        # Unsaved rows of a scenario left for another, with the tables they were edited from.
+        self._drafts: dict[str, tuple[list[ValidatorRow], list[dict[str, Any]]]] = {}
 
         self.model = ValidatorsItemModel(self)
         self.view = QTableView(self)
@@ -169,9 +178,19 @@ class ValidatorsTable(QWidget):
     def dirty(self) -> bool:
         return self._dirty
 
+    def unsaved(self) -> list[str]:
+        """What would be lost on quitting: the scenarios whose validators are edited, unsaved."""
+        sources = [*self._drafts]
+        if self._path is not None and self._dirty and self._source not in sources:
+            sources.insert(0, self._source)
+        return [f"{source} (validators)" for source in sources]
+
     def set_scenario_file(self, path: Path | str | None) -> None:
         """Shows the validators of ``path`` (a file, or ``demo:NAME``; a built-in demo is
-        read-only: saving asks for a copy). Unsaved edits are dropped."""
+        read-only: saving asks for a copy). The unsaved edits of another file are kept: they are
+        shown again when that file is; those of ``path`` itself are dropped (it is re-read)."""
+        if self._path is not None and self._dirty and str(path) != self._source:
+            self._drafts[self._source] = (self.model.rows(), self._loaded)
         self._path, self._read_only, self._loaded, self._dirty = None, False, [], False
         self._load_error = ""
         tables: list[dict[str, Any]] = []
@@ -185,7 +204,13 @@ class ValidatorsTable(QWidget):
                 self._path, self._source, self._read_only = file, source, read_only
                 tables = self._loaded = doc.validators
                 self._configure(doc)
-        self.model.set_tables(tables)
+        draft = self._drafts.pop(self._source, None) if self._path is not None else None
+        if draft is None:
+            self.model.set_tables(tables)
+        else:
+            rows, self._loaded = draft
+            self.model.set_rows(rows)
+            self._dirty = True
         self.view.resizeColumnsToContents()
         self._update_heading()
         enabled = self._path is not None
@@ -284,6 +309,7 @@ class ValidatorsTable(QWidget):
         except (ScenarioError, ValueError) as exc:
             self._show_error(str(exc))
             return False
+        self._dirty = False  # written: nothing to keep for the file left (a demo's copy)
         self.set_scenario_file(written)
         self.saved.emit(str(written))
         return True

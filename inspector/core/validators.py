@@ -3,7 +3,8 @@
 A validator never crashes a run: one that raises or runs past its time limit yields a verdict with
 status ``error`` carrying the exception's last line (and, for a python validator, the line of its
 file where it raised). Re-validation compiles ``tolerant``: a python validator whose file does not
-load (a syntax error mid-edit) judges every output ``error`` instead of stopping the re-validation.
+load (a syntax error mid-edit) judges every output ``error`` instead of stopping the re-validation,
+and one that timed out is not called again (its later verdicts are ``error`` at once).
 """
 
 from __future__ import annotations
@@ -147,10 +148,12 @@ class Validator:
     ) -> None:
         """``where`` names the validator in errors: ``"scenario.toml: validators[1]"``.
         ``tolerant``: a python function that cannot be loaded makes every verdict ``error``
-        (with the load error) instead of raising ``ScenarioError``."""
+        (with the load error) instead of raising ``ScenarioError``; after a call timed out,
+        every later verdict is ``error`` without a call."""
         self.spec = spec
         self.name = name
         self.timeout_s = timeout_s
+        self._tolerant = tolerant
         self._regex: regex.Pattern[str] | None = None
         self._fn: Callable[..., Any] | None = None
         self._file: str | None = None  # the python function's file, for error locations
@@ -280,7 +283,12 @@ class Validator:
                 else:
                     result = await in_daemon_thread(fn, value, ctx)
         except TimeoutError:
-            return Verdict.errored(self.name, f"timed out after {self.timeout_s:g} s")
+            reason = f"timed out after {self.timeout_s:g} s"
+            if self._tolerant:
+                # A timed-out call still runs on its thread (it cannot be stopped): re-judging
+                # hundreds of outputs would pile up hung threads that starve the GIL.
+                self.broken = f"{reason} on an earlier output: not called again"
+            return Verdict.errored(self.name, reason)
         except asyncio.CancelledError:
             raise
         except MissingField as exc:

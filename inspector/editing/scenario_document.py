@@ -88,6 +88,15 @@ def _update_table(table: Table, values: dict[str, Any]) -> None:
         table[key] = inline_item(value)
 
 
+def _with_trivia_first(table: Table, trivia: _Trailing) -> Table:
+    """``table`` with ``trivia`` (comments) just under its header. Rebuilt: tomlkit has no way
+    to insert a comment before a table's first key."""
+    body = Container(True)
+    for key, item in [*trivia, *table.value.body]:
+        body.append(key, item)
+    return Table(body, table.trivia, True, name=table.name, display_name=table.display_name)
+
+
 def _blank_line() -> _Trailing:
     return [(None, Whitespace("\n"))]
 
@@ -226,6 +235,11 @@ class ScenarioDocument:
                 blocks.append(above[origin] or _blank_line())
         for i, table in enumerate(tables):
             _attach_trailing(table, blocks[i + 1] if i + 1 < len(tables) else trailing[-1])
+        # A table moved to the front: its block would go above the array, which belongs to what
+        # precedes it. Its comments go just under its header rather than being lost.
+        comments = [item for item in blocks[0] if isinstance(item[1], Comment)]
+        if comments:
+            tables[0] = _with_trivia_first(tables[0], comments)
         # In place: a fresh AoT would add its own line breaks between the tables.
         current.body[:] = tables
         list.__setitem__(current, slice(None), tables)

@@ -354,6 +354,66 @@ def test_outside_write_with_unsaved_edits_asks_and_keeps_the_edits(
     assert not file_editor.notice.isVisible()
 
 
+def test_opening_another_file_keeps_the_unsaved_edits_as_a_draft(
+    qtbot: QtBot, file_editor: PythonFileEditor, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "checks.py", tmp_path / "more.py"
+    first.write_text(SOURCE, encoding="utf-8")
+    second.write_text("# more\n", encoding="utf-8")
+    file_editor.open_file(first)
+    file_editor.show()
+    file_editor.editor.textCursor().insertText("# mine\n")
+
+    file_editor.show_problems([(1, "NameError: x")])
+    file_editor.open_file(second)
+    assert file_editor.text() == "# more\n" and not file_editor.is_modified()
+    assert file_editor.editor.problems() == [] and file_editor.problems_label.isHidden()
+    assert file_editor.drafts() == [first]
+    file_editor.open_file(first)
+    assert file_editor.text() == "# mine\n" + SOURCE and file_editor.is_modified()
+    assert file_editor.drafts() == [] and not file_editor.notice.isVisible()
+    assert first.read_text(encoding="utf-8") == SOURCE  # nothing saved behind the user's back
+
+    # Changed on disk while away: the edits come back, and the notice asks.
+    file_editor.open_file(second)
+    first.write_text("# theirs\n", encoding="utf-8")
+    file_editor.open_file(first)
+    assert file_editor.text() == "# mine\n" + SOURCE and file_editor.notice.isVisible()
+    assert file_editor.save()
+    assert first.read_text(encoding="utf-8") == "# mine\n" + SOURCE
+
+    # Unreadable when opened again: the edits wait until it can be read.
+    file_editor.editor.textCursor().insertText("# more mine\n")
+    file_editor.open_file(second)
+    first.write_bytes(b"\xff\xfe not utf-8")
+    file_editor.open_file(first)
+    assert file_editor.editor.isReadOnly() and file_editor.drafts() == [first]
+    file_editor.open_file(second)
+    first.write_text(SOURCE, encoding="utf-8")
+    file_editor.open_file(first)
+    assert "# more mine\n" in file_editor.text() and file_editor.is_modified()
+
+
+def test_a_file_deleted_or_renamed_on_disk_is_said_and_its_text_kept(
+    qtbot: QtBot, file_editor: PythonFileEditor, tmp_path: Path
+) -> None:
+    path = tmp_path / "validators.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    file_editor.open_file(path)
+    file_editor.show()
+    os.rename(path, tmp_path / "renamed.py")
+    qtbot.waitUntil(lambda: file_editor.error() is not None, timeout=5000)
+    assert "validators.py is no longer on disk" in file_editor.problems_label.text()
+    assert file_editor.text() == SOURCE
+
+    os.rename(tmp_path / "renamed.py", path)  # back as it was: nothing to reload
+    qtbot.waitUntil(lambda: file_editor.error() is None, timeout=5000)
+    os.remove(path)
+    qtbot.waitUntil(lambda: file_editor.error() is not None, timeout=5000)
+    assert file_editor.save()  # writes it again
+    assert path.read_text(encoding="utf-8") == SOURCE and file_editor.error() is None
+
+
 def test_atomic_replace_by_another_editor_is_picked_up_every_time(
     qtbot: QtBot, file_editor: PythonFileEditor, tmp_path: Path
 ) -> None:

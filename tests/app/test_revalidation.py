@@ -3,8 +3,10 @@ offline; flips listed and highlighted in the timeline; broken validators shown a
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +14,13 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
+from qasync import QThreadExecutor
 
 from inspector.app.flips_view import FlipColumn, FlipRow, FlipsItemModel, summary_line
 from inspector.app.main_window import MainWindow
 from inspector.app.revalidation import (
     RevalidationResult,
+    Revalidator,
     python_files,
     revalidate_runs,
     syntax_problem,
@@ -294,6 +298,26 @@ def test_an_outside_edit_reloads_and_revalidates(
     assert flips_rows(window) == [(record.run_id, "1", "no_markdown", "fail → pass", "")]
 
 
+def test_unsaved_edits_survive_choosing_another_scenario_and_coming_back(
+    window: MainWindow, qtbot: QtBot, scenario: Path, tmp_path: Path
+) -> None:
+    other_dir = tmp_path / "other"
+    other_dir.mkdir()
+    (other_dir / "checks.py").write_text(LAX, encoding="utf-8")
+    other = write_scenario(other_dir, SCENARIO.replace('"sms"', '"other"'), "other.toml")
+    window.library.select_scenario(str(scenario))
+    editor = dock_of(window).python_editor
+    editor.editor.textCursor().insertText("# mine\n")
+
+    window.library.select_scenario(str(other))
+    assert editor.path() == (other_dir / "checks.py").resolve() and editor.text() == LAX
+    assert "unsaved edits of checks.py are kept" in window.message_bar.text.text()
+    window.library.select_scenario(str(scenario))
+
+    assert editor.text() == "# mine\n" + STRICT and editor.is_modified()
+    assert (scenario.parent / "checks.py").read_text(encoding="utf-8") == STRICT
+
+
 def test_showing_another_run_clears_the_marks_and_a_stale_result_is_dropped(
     window: MainWindow, qtbot: QtBot, scenario: Path
 ) -> None:
@@ -317,6 +341,25 @@ def test_showing_another_run_clears_the_marks_and_a_stale_result_is_dropped(
     qtbot.waitUntil(lambda: bool(results), timeout=20_000)
     qtbot.wait(50)  # a late first result would have arrived by now (events are processed)
     assert [r.runs[0].run_id for r in results] == [second.run_id]
+
+
+def test_a_stored_run_of_another_scenario_brings_its_validators(
+    window: MainWindow, qtbot: QtBot, scenario: Path
+) -> None:
+    window.library.select_scenario(str(scenario))
+    mine = run_it(window, qtbot)
+    window.library.select_scenario("demo:retry-feedback")
+    demo = run_it(window, qtbot)
+    window.library.select_scenario(str(scenario))
+    dock = dock_of(window)
+
+    window.show_stored_run(demo.run_id)  # read from the store: no live header
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == demo.run_id)
+    assert dock.table.heading.text().startswith("Validators of demo:retry-feedback")
+    window.show_stored_run(mine.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == mine.run_id)
+    assert dock.table.path == scenario
+    assert dock.python_editor.path() == (scenario.parent / "checks.py").resolve()
 
 
 def test_a_scenario_without_python_validators_offers_a_new_file(
@@ -419,6 +462,86 @@ def test_a_run_that_cannot_be_read_is_listed_not_fatal(
     assert summary_line(result).endswith("· 1 could not be re-validated")
 
 
+def test_a_hanging_validator_is_called_once_per_revalidation_of_every_run(
+    window: MainWindow, qtbot: QtBot, scenario: Path
+) -> None:
+    """Each call that times out leaves a thread running user code (it cannot be stopped): one
+    per judged output of every run starved the UI thread of the GIL for seconds."""
+    text = scenario.read_text(encoding="utf-8")
+    scenario.write_text(
+        text.replace("max_attempts = 3", "max_attempts = 3\nvalidator_timeout_s = 0.05")
+    )
+    window.library.select_scenario(str(scenario))
+    for _ in range(3):
+        run_it(window, qtbot)
+    dock = dock_of(window)
+    dock.every_run_box.setChecked(True)
+    calls = scenario.parent / "calls.txt"
+    hangs = f"""\
+import pathlib, time
+
+def no_markdown(output, ctx):
+    with pathlib.Path({str(calls)!r}).open("a") as log:
+        log.write("call\\n")
+    time.sleep(2)
+"""
+
+    result = save_text(window, qtbot, hangs)
+
+    assert calls.read_text(encoding="utf-8") == "call\n"
+    verdicts = [v for run in result.runs for v in run.verdicts]
+    assert len(verdicts) == 6 and {v.status for v in verdicts} == {"error"}
+    assert verdicts[0].reason == "timed out after 0.05 s"
+    assert verdicts[1].reason.endswith("on an earlier output: not called again")
+
+
+def test_a_revalidation_stops_at_its_next_run_once_cancelled(
+    window: MainWindow, qtbot: QtBot, scenario: Path
+) -> None:
+    window.library.select_scenario(str(scenario))
+    ids = [run_it(window, qtbot).run_id for _ in range(3)]
+    asked = iter([False, True])
+
+    with ThreadPoolExecutor(1) as thread:  # not on the thread of the running loop
+        job = thread.submit(
+            revalidate_runs, window.store.path, str(scenario), ids, cancelled=lambda: next(asked)
+        )
+        result = job.result()
+
+    assert [r.run_id for r in result.runs] == ids[:1]
+
+
+def test_a_validators_file_that_hangs_on_import_holds_no_thread_of_the_window(
+    window: MainWindow, qtbot: QtBot, scenario: Path, qloop: asyncio.AbstractEventLoop
+) -> None:
+    """The window reads the store on the loop's executor: a re-validation stuck importing the
+    user's file must not sit there (nor hold up the app's exit, which joins that executor)."""
+    window.library.select_scenario(str(scenario))
+    record = run_it(window, qtbot)
+    run_it(window, qtbot)  # the live run now: showing the first one reads the store
+    default = qloop._QEventLoop__default_executor  # type: ignore[attr-defined]
+    executor = QThreadExecutor(1)
+    qloop.set_default_executor(executor)
+    release = scenario.parent / "release"
+    dock = dock_of(window)
+    dock.python_editor.editor.setPlainText(
+        f"import pathlib, time\nwhile not pathlib.Path({str(release)!r}).exists():\n"
+        f"    time.sleep(0.01)\n{LAX}"
+    )
+    try:
+        dock.python_editor.save()
+        assert dock.revalidator.busy
+        window.shown = None
+        window.show_stored_run(record.run_id)  # on the executor
+        qtbot.waitUntil(lambda: window.shown is not None, timeout=10_000)
+        assert dock.revalidator.busy
+    finally:
+        release.touch()
+        qloop.set_default_executor(default)
+        executor.shutdown()
+    qtbot.waitUntil(lambda: not dock.revalidator.busy, timeout=20_000)
+
+
 def test_summary_line_uses_the_cli_wording() -> None:
     run = Revalidation(
         run_id="abc123",
@@ -488,3 +611,17 @@ def test_many_flipped_steps_change_in_one_signal(qtmodeltester: ModelTester) -> 
     assert spans == [(model.row_of_step(5), model.row_of_step(205))]
     row = model.row_of_step(100)
     assert model.index(row, Column.STEP).data(TimelineRole.FLIPS) == flips[100]
+
+
+def test_an_unexpected_error_is_one_line_not_an_endless_revalidating(
+    qloop: object, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr("inspector.app.revalidation.revalidate_runs", broken)
+    revalidator = Revalidator(tmp_path / "runs.sqlite3")
+    with qtbot.waitSignal(revalidator.failed, timeout=10_000) as failed:
+        revalidator.revalidate("demo:retry-feedback", ["abc"])
+    assert failed.args == ["Cannot re-validate: RuntimeError: a bug of ours"]
+    qtbot.waitUntil(lambda: not revalidator.busy)

@@ -180,6 +180,43 @@ def test_a_demo_is_saved_as_a_copy(
     assert editor.ref == str(copy) and not editor.read_only
 
 
+def test_edits_are_kept_while_another_scenario_is_shown(
+    editor: ScenarioEditor, tmp_path: Path
+) -> None:
+    path = _scenario(tmp_path)
+    editor.set_scenario(str(path), load_scenario(path))
+    editor.system.setPlainText("Be brief.")
+    editor.tools.add_tool()  # a new tool: its origin (none) must survive too
+    edits = editor.edits()
+
+    editor.set_scenario("demo:retry-feedback", None)
+    assert not editor.is_edited()
+    editor.set_scenario(str(path), load_scenario(path))
+
+    assert editor.edits() == edits and editor.tools.origins() == [0, None]
+    assert "(edited, not saved)" in editor.heading.text()
+    assert path.read_text(encoding="utf-8") == SCENARIO  # nothing written behind the back
+
+    # Changed by another program meanwhile: the edits are re-applied onto the file as it is now.
+    editor.set_scenario("demo:retry-feedback", None)
+    path.write_text(SCENARIO.replace("Say hello.", "Say hi."), encoding="utf-8")
+    editor.set_scenario(str(path), load_scenario(path))
+    assert editor.user.toPlainText() == "Say hi." and editor.system.toPlainText() == "Be brief."
+    assert [o.partition("=")[0] for o in editor.overrides()] == ["prompt.system", "tools"]
+    assert len(editor.tools.tools()) == 2
+
+
+def test_a_demo_saved_as_a_copy_leaves_no_edits_on_the_demo(
+    editor: ScenarioEditor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor.set_scenario("demo:retry-feedback", None)
+    editor.system.setPlainText("Write tiny SMS messages.")
+    monkeypatch.setattr(editor, "ask_copy_path", lambda original: tmp_path / "sms.toml")
+    assert editor.save() is True
+    editor.set_scenario("demo:retry-feedback", None)
+    assert not editor.is_edited()
+
+
 # ---- in the window ------------------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QLineEdit
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -107,6 +108,56 @@ def test_an_invalid_cell_is_marked_and_a_valid_one_is_saved_with_the_comments(
         assert table.save() is True
     assert saved.args == [str(path)]
     assert path.read_text(encoding="utf-8") == SCENARIO.replace("max = 160", "max = 120")
+
+
+def _luminance(colour: QColor) -> float:
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return (
+        0.2126 * channel(colour.redF())
+        + 0.7152 * channel(colour.greenF())
+        + 0.0722 * channel(colour.blueF())
+    )
+
+
+@pytest.mark.parametrize(("base", "text"), [("#ffffff", "#000000"), ("#1e1e1e", "#e0e0e0")])
+def test_an_invalid_cell_reads_on_light_and_dark_palettes(
+    table: ValidatorsTable, tmp_path: Path, base: str, text: str
+) -> None:
+    table.set_scenario_file(_scenario(tmp_path))
+    cell = table.model.index(1, PARAMETERS)
+    table.model.setData(cell, "max = -5")
+    tint = cell.data(Qt.ItemDataRole.BackgroundRole).color()
+    under, alpha = QColor(base), tint.alphaF()
+    pairs = zip(tint.getRgbF()[:3], under.getRgbF()[:3], strict=True)
+    shown = QColor.fromRgbF(*(t * alpha + b * (1 - alpha) for t, b in pairs))
+    lighter, darker = sorted((_luminance(shown), _luminance(QColor(text))), reverse=True)
+    assert (lighter + 0.05) / (darker + 0.05) >= 4.5  # WCAG AA for the cell's text
+
+
+def test_edits_are_kept_while_another_scenario_is_shown(
+    table: ValidatorsTable, tmp_path: Path
+) -> None:
+    path = _scenario(tmp_path)
+    table.set_scenario_file(str(path))
+    table.model.setData(table.model.index(1, PARAMETERS), "max = 120")
+    table.model.move_row(1, -1)
+
+    table.set_scenario_file("demo:retry-feedback")
+    assert not table.dirty
+    table.set_scenario_file(str(path))
+
+    assert table.dirty and "edited" in table.heading.text()
+    assert [r.to_table()["kind"] for r in table.model.rows()] == ["max_length", "regex_absent"]
+    assert path.read_text(encoding="utf-8") == SCENARIO  # nothing written behind the back
+    assert table.save()
+    text = path.read_text(encoding="utf-8")
+    # Origins kept: each table's comments moved with it.
+    assert '[[validators]]\n# the length limit\nkind = "max_length"\nmax = 120  # an SMS' in text
+    table.set_scenario_file("demo:retry-feedback")
+    table.set_scenario_file(str(path))
+    assert not table.dirty  # saved: no draft left
 
 
 def test_typing_in_a_cell_checks_every_keystroke(

@@ -109,9 +109,13 @@ def test_removing_a_validator_takes_its_own_comments_along() -> None:
         {"kind": "max_length", "max": 160, "feedback": "Shorten it."}
     ]
     assert "no markdown" not in text and "inside the table" not in text
-    _keeps_every_comment(text, but=("no markdown", "inside the table", "The length limit"))
-    # The block written above the removed table's header stays above the array.
-    assert "# The validators: the block above a header.\n[[validators]]\nkind = " in text
+    _keeps_every_comment(text, but=("no markdown", "inside the table"))
+    # The block written above the removed table's header stays above the array; the block of
+    # the table now first goes under its header.
+    assert (
+        "# The validators: the block above a header.\n[[validators]]\n"
+        "# The length limit of an SMS.\nkind = "
+    ) in text
 
 
 def test_reordered_validators_carry_the_comment_above_their_header() -> None:
@@ -122,6 +126,19 @@ def test_reordered_validators_carry_the_comment_above_their_header() -> None:
     text = doc.dumps()
     assert '\n[[validators]]\nkind = "non_empty"\n\n# The length limit of an SMS.\n' in text
     _keeps_every_comment(text)
+
+
+def test_a_validator_moved_to_the_front_keeps_the_comment_above_its_header() -> None:
+    doc = _doc()
+    rows = doc.validators
+    doc.set_validators([rows[1], rows[0]], origins=[1, 0])
+    text = doc.dumps()
+    _keeps_every_comment(text)
+    assert '[[validators]]\n# The length limit of an SMS.\nkind = "max_length"' in text
+    assert tomllib.loads(text)["validators"] == [rows[1], rows[0]]
+    doc.set_validators(doc.validators[::-1], origins=[1, 0])  # and back: still there
+    _keeps_every_comment(doc.dumps())
+    assert tomllib.loads(doc.dumps())["validators"] == rows
 
 
 def test_removing_every_validator_removes_the_array() -> None:

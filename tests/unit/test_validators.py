@@ -524,6 +524,24 @@ async def test_python_validator_timeout(base_dir: Path, function: str) -> None:
     assert verdict == Verdict.errored(function, "timed out after 0.05 s")
 
 
+@pytest.mark.parametrize("tolerant", [False, True])
+async def test_a_timed_out_validator_is_not_called_again_when_tolerant(
+    base_dir: Path, tolerant: bool
+) -> None:
+    """Re-validation (tolerant) judges hundreds of outputs: each call that hangs would leave a
+    thread running user code. A live turn (not tolerant) calls it on every attempt."""
+    specs = SPECS.validate_python([py("sleeps")])
+    [validator] = compile_validators(specs, base_dir, 0.05, source="t.toml", tolerant=tolerant)
+    first = await validator.judge("x", ctx())
+    assert first == Verdict.errored("sleeps", "timed out after 0.05 s")
+    second = await validator.judge("x", ctx())
+    assert second.status == "error"
+    if tolerant:
+        assert second.reason == "timed out after 0.05 s on an earlier output: not called again"
+    else:
+        assert second == first
+
+
 async def test_policy_timeout_applies_in_a_turn(base_dir: Path) -> None:
     record, _ = await run(
         {
