@@ -41,6 +41,7 @@ from inspector.app.runner import TurnRunner
 from inspector.app.scenario_editor import install_scenario_editor
 from inspector.app.step_detail import StepDetail
 from inspector.app.timeline_view import TimelineView
+from inspector.app.unsaved_edits import ask_discard, unsaved_edits
 from inspector.app.validators_dock import install_validators_dock
 from inspector.app.welcome import FIRST_DEMO, WelcomePanel
 from inspector.core.errors import InspectorError
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
         self.selected_step: int | None = None
         self._loading: str | None = None  # the stored run being read off-thread for the views
         self._load_task: asyncio.Task[None] | None = None
+        self.ask_discard = ask_discard  # asked on quitting with unsaved edits (tests answer it)
 
         self.library = LibraryPanel(demo_names())
         self.timeline = TimelineView()
@@ -559,6 +561,10 @@ class MainWindow(QMainWindow):
             )
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        unsaved = unsaved_edits(self)
+        if unsaved and not self.ask_discard(self, unsaved):
+            event.ignore()  # back to the editors: nothing is lost
+            return
         self.runner.stop()  # the engine records it as cancelled if the loop gets to run
         self.local_model.abandon()
         super().closeEvent(event)

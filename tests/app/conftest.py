@@ -23,6 +23,13 @@ from inspector.store import Store
 WINDOW_SIZE = (1400, 900)
 
 
+@pytest.fixture(autouse=True)
+def quitting_discards_edits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A modal question would hang a headless test: a window a test closes discards its unsaved
+    edits unless the test sets ``window.ask_discard`` itself (tests/app/test_unsaved_edits.py)."""
+    monkeypatch.setattr("inspector.app.main_window.ask_discard", lambda _parent, _unsaved: True)
+
+
 @pytest.fixture
 def qloop(qapp: QApplication, qtbot: QtBot) -> Iterator[InspectorEventLoop]:
     # As in the app: Qt objects are freed by garbage collection on this thread only, never on a
