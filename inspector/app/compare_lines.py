@@ -105,9 +105,17 @@ def align(columns: Sequence[Sequence[str] | None], wrap: int = WRAP) -> list[tup
     show ``added`` and ``changed`` lines, an empty ``removed`` line where the baseline has one
     they lack, and ``filler`` to keep the rows aligned (a None column is all filler: that run
     has no such step). Lines longer than ``wrap`` wrap."""
+    return _align(columns, wrap)[0]
+
+
+def _align(
+    columns: Sequence[Sequence[str] | None], wrap: int
+) -> tuple[list[tuple[DiffLine, ...]], int]:
+    """``align``'s rows, and how many lines (before wrapping) differ somewhere."""
     base = columns[0] or []
     others = [_Column(base, lines) for lines in columns[1:]]
     rows: list[tuple[DiffLine, ...]] = []
+    changed = 0
     for j in range(len(base) + 1):
         extra = max((len(c.before[j]) for c in others), default=0)
         for k in range(extra):
@@ -116,6 +124,7 @@ def align(columns: Sequence[Sequence[str] | None], wrap: int = WRAP) -> list[tup
                 inserted = column.before[j]
                 cells.append(DiffLine(inserted[k], "added") if k < len(inserted) else _FILLER)
             rows.extend(_wrapped(cells, wrap))
+            changed += 1
         if j == len(base):
             break
         counterparts = [column.at[j] for column in others]
@@ -124,7 +133,8 @@ def align(columns: Sequence[Sequence[str] | None], wrap: int = WRAP) -> list[tup
             "removed" if "removed" in kinds else "changed" if "changed" in kinds else "same"
         )
         rows.extend(_wrapped([DiffLine(base[j], kind), *counterparts], wrap))
-    return rows
+        changed += kind != "same"
+    return rows, changed
 
 
 def _wrapped(cells: list[DiffLine], width: int) -> list[tuple[DiffLine, ...]]:
@@ -144,17 +154,24 @@ def _wrapped(cells: list[DiffLine], width: int) -> list[tuple[DiffLine, ...]]:
 def _wrap(text: str, width: int) -> list[str]:
     if len(text) <= width:
         return [text]
-    indent = text[: len(text) - len(text.lstrip(" "))]
+    # Continuation lines keep the indent, up to half the width: textwrap never ends when the
+    # indent leaves no room on a line.
+    indent = text[: min(len(text) - len(text.lstrip(" ")), width // 2)]
     return textwrap.wrap(
         text, width, subsequent_indent=indent + "  ", drop_whitespace=False, break_on_hyphens=False
     ) or [text]
 
 
 class LineDiff(NamedTuple):
-    """The aligned rows and, per column, how many lines were left out past ``MAX_LINES``."""
+    """The aligned rows and how many lines differ (a wrapped line counts once); per column,
+    how many lines were left out past ``MAX_LINES`` and whether the run has the step at all;
+    the width the lines were wrapped at."""
 
     rows: list[tuple[DiffLine, ...]]
+    changed: int
     clipped: list[int]
+    absent: list[bool]
+    wrap: int
 
 
 def diff_requests(requests: Sequence[StepRequest | None], wrap: int = WRAP) -> LineDiff:
@@ -165,4 +182,5 @@ def diff_requests(requests: Sequence[StepRequest | None], wrap: int = WRAP) -> L
         lines = request_lines(request) if request is not None else None
         clipped.append(max(0, len(lines) - MAX_LINES) if lines is not None else 0)
         columns.append(lines[:MAX_LINES] if lines is not None else None)
-    return LineDiff(align(columns, wrap), clipped)
+    rows, changed = _align(columns, wrap)
+    return LineDiff(rows, changed, clipped, [r is None for r in requests], wrap)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 
+import shiboken6
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
@@ -72,7 +73,7 @@ class CompareView(QWidget):
         super().__init__(parent)
         self.records: list[RunRecord] = []
         self.comparison: Comparison | None = None
-        self._diff_for: int | None = None  # the step whose line diff is being built
+        self._diff_asked = 0  # counts the line diffs asked for: only the last one is shown
         self._fit_pending = False
         self.heading = QLabel(EMPTY_TEXT)
         self.heading.setObjectName("compareHeading")
@@ -101,6 +102,7 @@ class CompareView(QWidget):
 
         self.line_diff = LineDiffView()
         self.line_diff.shown.connect(self.lineDiffShown)
+        self.line_diff.rewrap.connect(self._rewrap)
         self.split = split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.line_diff)
@@ -167,37 +169,51 @@ class CompareView(QWidget):
         if step is not None:
             self.show_step(int(step))
 
-    def show_step(self, index: int) -> None:
+    def show_step(self, index: int, *, keep_place: bool = False) -> None:
         """Builds step ``index``'s line diff off the UI thread (a long history is thousands of
-        lines) and shows it, unless another step was chosen meanwhile."""
+        lines), wrapped to the panes' width, and shows it unless another diff was asked for
+        meanwhile. ``keep_place``: the shown diff rewrapped, staying where the user scrolled."""
         steps = [step_at(r, index) for r in self.records]
         requests: list[StepRequest | None] = [s.request if s else None for s in steps]
         titles = [
             f"{number}: {record.run_id[:8]}" + ("" if step else f" — no step {index}")
             for number, (record, step) in enumerate(zip(self.records, steps, strict=True), 1)
         ]
-        self._diff_for = index
-        self.line_diff.title.setText(f"Comparing what the model saw at step {index}…")
+        self._diff_asked += 1
+        asked = self._diff_asked
+        if not keep_place:
+            self.line_diff.title.setText(f"Comparing what the model saw at step {index}…")
+        wrap = self.line_diff.wrap_width(len(requests))
+
+        def ready(diff: LineDiff) -> None:
+            self.line_diff.show_diff(index, titles, diff, keep_place=keep_place)
+
         try:
             loop = asyncio.get_event_loop()
         except RuntimeError:
             loop = None
         if loop is None or not loop.is_running():
-            self.line_diff.show_diff(index, titles, diff_requests(requests))
+            ready(diff_requests(requests, wrap))
             return
-        future = loop.run_in_executor(None, diff_requests, requests)
-        future.add_done_callback(lambda done: self._diff_ready(index, titles, done))
+        future = loop.run_in_executor(None, diff_requests, requests, wrap)
+        future.add_done_callback(lambda done: self._diff_ready(asked, index, ready, done))
+
+    def _rewrap(self, _wrap: int) -> None:
+        """The panes changed width: the shown step again, wrapped to fit."""
+        if self.line_diff.step is not None:
+            self.show_step(self.line_diff.step, keep_place=True)
 
     def _diff_ready(
-        self, index: int, titles: list[str], done: asyncio.Future[LineDiff] | Future[LineDiff]
+        self,
+        asked: int,
+        index: int,
+        ready: Callable[[LineDiff], None],
+        done: asyncio.Future[LineDiff] | Future[LineDiff],
     ) -> None:
-        try:
-            if done.cancelled() or self._diff_for != index:
-                return
-        except RuntimeError:  # the view was deleted while the diff was being built
-            return
+        if done.cancelled() or asked != self._diff_asked or not shiboken6.isValid(self):
+            return  # another step or comparison was asked for meanwhile, or the view is gone
         error = done.exception()
         if error is not None:
             self.line_diff.clear(f"Cannot compare step {index}: {error}")
             return
-        self.line_diff.show_diff(index, titles, done.result())
+        ready(done.result())

@@ -1,18 +1,23 @@
 """Wires comparing into the window: the Compare tab in the centre, "Compare selected runs"
 (Ctrl+D; Run menu and the runs list's context menu) and ``compare_runs(run_ids)``, which reads
-the records and builds the comparison off the UI thread, then shows the Compare tab."""
+the records and builds the comparison off the UI thread, then shows the Compare tab.
+
+While the Compare tab is in front, the docks on the right are put away (they show one run's
+step, not the comparison) so that 2–4 columns of request lines get the window's width; they
+come back with the Timeline tab."""
 
 from __future__ import annotations
 
-import asyncio
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget
 
 from inspector.app.compare_view import CompareView
-from inspector.core.errors import InspectorError
+from inspector.app.latest_read import LatestRead
 from inspector.core.records import RunRecord
 from inspector.reports.compare import Comparison, compare_runs
 from inspector.store import RunStillRecording, Store
@@ -55,8 +60,10 @@ class CompareController(QObject):
         self.window = window
         self.view = CompareView()
         self.tab = window.centre_tabs.addTab(self.view, "Compare")
-        self._loading: list[str] | None = None  # the runs being read for the view
-        self.task: asyncio.Task[None] | None = None
+        self._read: LatestRead[tuple[list[RunRecord], Comparison]] = LatestRead(window)
+        # The right docks put away while the Compare tab is in front, and which of them were
+        # the raised tab of their group (None: none put away).
+        self._put_away: tuple[list[QDockWidget], list[QDockWidget]] | None = None
 
         self.action = QAction("Co&mpare selected runs", window)
         self.action.setShortcut(QKeySequence(COMPARE_KEYS))
@@ -73,6 +80,7 @@ class CompareController(QObject):
         window.timeline_action.triggered.connect(self._focus_timeline)
         window.welcome_action.triggered.connect(self.show_timeline)
         window.playback.playback.activeChanged.connect(self._playback_active)
+        window.centre_tabs.currentChanged.connect(self._tab_changed)
 
     def compare_selected(self) -> None:
         """Compares the runs selected in the runs list, oldest first (the baseline)."""
@@ -90,9 +98,13 @@ class CompareController(QObject):
             bar.show_message("warning", problem)
             return
         bar.clear()
-        self._loading = run_ids
-        self.window.statusBar().showMessage(f"Comparing {len(run_ids)} runs…")
-        self.task = asyncio.get_event_loop().create_task(self._load(run_ids))
+        path = self.window.store.path
+        self._read.start(
+            f"Comparing {len(run_ids)} runs…",
+            partial(load_comparison, path, run_ids),
+            self._loaded,
+            "Cannot compare",
+        )
 
     def _recording_problem(self, run_ids: list[str]) -> str | None:
         live = self.window.live
@@ -100,21 +112,8 @@ class CompareController(QObject):
             return f"Run {live.run_id} is still recording; compare it once it has finished."
         return None
 
-    async def _load(self, run_ids: list[str]) -> None:
-        loop = asyncio.get_running_loop()
-        path = self.window.store.path
-        try:
-            records, comparison = await loop.run_in_executor(None, load_comparison, path, run_ids)
-        except (InspectorError, ValueError) as exc:
-            if self._loading == run_ids:
-                self._loading = None
-                self.window.statusBar().clearMessage()
-                self.window.message_bar.show_message("error", f"Cannot compare: {exc}")
-            return
-        if self._loading != run_ids:
-            return  # another comparison was asked for meanwhile
-        self._loading = None
-        self.window.statusBar().clearMessage()
+    def _loaded(self, loaded: tuple[list[RunRecord], Comparison]) -> None:
+        records, comparison = loaded
         self.view.show_comparison(records, comparison)
         self.window.centre_tabs.setCurrentWidget(self.view)
         if len(comparison.scenarios) > 1:
@@ -124,6 +123,7 @@ class CompareController(QObject):
             )
 
     def show_timeline(self) -> None:
+        self._read.drop()  # the user moved on: a comparison still being read must not land
         self.window.centre_tabs.setCurrentWidget(self.window.timeline_page)
 
     def _runs_selected(self) -> None:
@@ -133,6 +133,31 @@ class CompareController(QObject):
     def _playback_active(self, active: bool) -> None:
         if active:  # a run played back is shown in the timeline
             self.show_timeline()
+
+    def _tab_changed(self, _index: int) -> None:
+        window = self.window
+        if window.centre_tabs.currentWidget() is self.view:
+            if self._put_away is None:
+                right = Qt.DockWidgetArea.RightDockWidgetArea
+                docks = [
+                    d
+                    for d in window.findChildren(QDockWidget)
+                    if window.dockWidgetArea(d) == right
+                    and not d.isFloating()
+                    and d.toggleViewAction().isChecked()
+                ]
+                # Qt moves a tab group's other docks off the window: "visible" all the same.
+                raised = [d for d in docks if not d.visibleRegion().isEmpty()]
+                for dock in docks:
+                    dock.hide()
+                self._put_away = (docks, raised)
+        elif self._put_away is not None:
+            docks, raised = self._put_away
+            self._put_away = None
+            for dock in docks:
+                dock.show()
+            for dock in raised:
+                dock.raise_()
 
     def _focus_timeline(self) -> None:
         self.show_timeline()

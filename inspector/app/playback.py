@@ -10,10 +10,10 @@ When each event is due and where steps land: ``playback_schedule``.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QBoxLayout, QStyle
 
+from inspector.app.latest_read import LatestRead
 from inspector.app.playback_bar import PlaybackBar
 from inspector.app.playback_schedule import (
     DEFAULT_SPEED,
@@ -28,7 +29,6 @@ from inspector.app.playback_schedule import (
     position_text,
     speed_factor,
 )
-from inspector.core.errors import InspectorError
 from inspector.core.events import RunFinished, RunStarted
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
@@ -217,10 +217,14 @@ class Playback(QObject):
         run = LiveRun()
         for timed in self.recording.events[:position]:
             run.apply(timed.event)
+        from inspector.app.main_window import _usage  # the window module imports this one
+
         self.run, self.position = run, position
         self._window.show_run(run)
         if run.header is not None:
             self._window.status.show_identity(run.header.provider, run.header.model)
+        if run.record is None:  # the tokens used this far, not those of where playback was
+            self._window.status.show_usage(_usage(run))
         if not run.steps:  # nothing to select: the detail must not keep the last run's step
             self._window.detail.show_step(run, 0)
         self._moved()
@@ -266,8 +270,7 @@ class PlaybackControl(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self._window = window
-        self._loading: str | None = None  # the run whose events are being read
-        self._load_task: asyncio.Task[None] | None = None
+        self._read: LatestRead[Recording] = LatestRead(window)  # a run's events, being read
         self.playback = Playback(window, self)
         self._build_actions()
         self.bar = PlaybackBar(
@@ -328,8 +331,11 @@ class PlaybackControl(QObject):
     # -- intents ----------------------------------------------------------------------------
 
     def play_back_shown(self) -> None:
+        """Plays back the run shown, or the one picked in the list and still being read."""
         shown = self._window.shown
-        if self.playback.active and shown is self.playback.run and self.playback.recording:
+        if self._window._loading is not None:
+            self.play_back(self._window._loading)
+        elif self.playback.active and shown is self.playback.run and self.playback.recording:
             self.play_back(self.playback.recording.run_id)  # again, from the start
         elif shown is None or not shown.run_id:
             self._window.message_bar.show_message("info", "Pick a recorded run to play back.")
@@ -343,25 +349,15 @@ class PlaybackControl(QObject):
                 "info", "A run is in progress: stop it (Esc) before playing a run back."
             )
             return
-        self._loading = run_id
-        self._window.statusBar().showMessage(f"Loading run {run_id} for playback…")
-        self._load_task = asyncio.get_event_loop().create_task(self._load(run_id))
+        self._read.start(
+            f"Loading run {run_id} for playback…",
+            partial(load_recording, self._window.store.path, run_id),
+            self._loaded,
+            f"Cannot play run {run_id} back",
+        )
 
-    async def _load(self, run_id: str) -> None:
-        window = self._window
-        loop = asyncio.get_running_loop()
-        try:
-            recording = await loop.run_in_executor(None, load_recording, window.store.path, run_id)
-        except InspectorError as exc:
-            if self._loading == run_id:
-                self._loading = None
-                window.statusBar().clearMessage()
-                window.message_bar.show_message("error", f"Cannot play run {run_id} back: {exc}")
-            return
-        if self._loading != run_id or window.runner.busy:
-            return  # the user moved on, or a live run took the views meanwhile
-        self._loading = None
-        window.statusBar().clearMessage()
+    def _loaded(self, recording: Recording) -> None:
+        window, run_id = self._window, recording.run_id
         if not recording.events:
             window.message_bar.show_message("info", f"Run {run_id} has no events to play back.")
             return
@@ -376,7 +372,7 @@ class PlaybackControl(QObject):
         self.playback.play()
 
     def stop_playback(self) -> None:
-        self._loading = None
+        self._read.drop()
         self.playback.stop()
 
     # -- the window's and the playback's signals ----------------------------------------------
@@ -384,12 +380,12 @@ class PlaybackControl(QObject):
     def _busy_changed(self, busy: bool) -> None:
         self.play_back_action.setEnabled(not busy)
         if busy:  # a live run takes the views (and Esc) over
-            self._loading = None
+            self._read.drop()
             self.playback.stop(restore=False)
 
     def _other_run_chosen(self, run_id: str) -> None:
         del run_id
-        self._loading = None
+        self._read.drop()
         self.playback.stop(restore=False)
 
     def _views_reset(self) -> None:

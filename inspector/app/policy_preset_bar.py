@@ -3,8 +3,9 @@ preset…" and "Delete".
 
 Choosing a preset puts its values in the policy form as edits (validated like typed ones, and
 diffed against the scenario into the next run's overrides). The drop-down shows the preset the
-form matches, if any. Dialogs are opened with ``open()``, never ``exec()``: the asyncio loop
-keeps running while they are up.
+form holds, if any: the one that, applied to the scenario's own policy, gives the form.
+Dialogs are opened with ``open()``, never ``exec()``: the asyncio loop keeps running while they
+are up.
 """
 
 from __future__ import annotations
@@ -240,10 +241,13 @@ class PolicyPresetBar(QWidget):
             except PresetError:
                 self._values[key] = None  # said when chosen, not on every edit
         wanted = self._values[key]
-        return wanted is not None and all(values.get(k) == v for k, v in wanted.items())
+        # The preset applied to the scenario's policy gives the form: a preset naming two
+        # fields does not "match" a form with a third one edited.
+        return wanted is not None and {**self.form.base, **wanted} == values
 
     def _sync(self) -> None:
-        """Shows the preset the form matches (the user's first, then the most specific)."""
+        """Shows the preset that, applied to the scenario's policy, gives the form (the user's
+        first, then the most specific)."""
         values = self.form.values()
         candidates = [
             (not p.built_in, len(self._values.get(str(p.path)) or {}), i)

@@ -93,15 +93,21 @@ def read_preset(preset: PolicyPreset) -> dict[str, Any]:
     table = data.get("policy")
     if not isinstance(table, dict):
         raise PresetError(f"{path}: no [policy] table")
+    # Anything else (a [model] table, a whole scenario) would be silently left out: say so.
+    for key in data:
+        if key not in ("policy", "name"):
+            raise PresetError(f"{path}: {key}: not part of a policy preset (only [policy], name)")
     for key in table:
         if key not in Policy.model_fields:
             raise PresetError(f"{path}: policy.{key}: not a policy field")
-    # Judged over the defaults: a preset naming one field is checked like a whole policy.
+    # Each value is judged as the form judges a typed one: over the defaults, and only for the
+    # fields it names. A rule across fields (on_step_cap = "fallback" wants a fallback) is met
+    # by the form's other values or shown there, as for a typed value.
     errors = field_errors(Policy, {**Policy().model_dump(), **table})
-    if errors:
-        field, message = next(iter(errors.items()))
-        where = f"policy.{field}" if field else "policy"
-        raise PresetError(f"{path}: {where}: {message}")
+    named = [(field, message) for field, message in errors.items() if field in table]
+    if named:
+        field, message = named[0]
+        raise PresetError(f"{path}: policy.{field}: {message}")
     return dict(table)
 
 

@@ -2,10 +2,12 @@
 recording until the first divergence, then live (or stop there when "Offline" is ticked), and
 compare the result with its original.
 
-Which policy a replay uses: the run's own recorded scenario (its overrides included) plus the
-panel's edits (``PolicyPanel.overrides()``), the same ``--set`` overrides the CLI's ``replay``
-takes. The panel is not reloaded when a run is selected: it keeps the user's edits and keeps
-describing what Run (Ctrl+R) starts. Edits made for another scenario than the run's are refused
+Which policy a replay uses: the one the panel shows. When the panel holds the run's scenario,
+every policy and model field whose panel value differs from what the run was recorded with
+becomes a ``--set`` override of the replay (so resetting the panel to the file's values replays
+a run recorded with other overrides under the file's policy). The panel is not reloaded when a
+run is selected: it keeps the user's edits and keeps describing what Run (Ctrl+R) starts. A panel
+holding another scenario replays the run as recorded when it has no edits; its edits are refused
 rather than applied to a turn they were not written for.
 """
 
@@ -17,14 +19,30 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QCheckBox, QStyle
 
+from inspector.app.form_fields import overrides
 from inspector.app.message_bar import Level
+from inspector.core.events import RunStarted
 from inspector.core.records import RunRecord
+from inspector.core.scenario import ModelConfig
 from inspector.providers.replay import ReplayProvider
 
 if TYPE_CHECKING:
     from inspector.app.main_window import MainWindow
+    from inspector.app.policy_panel import PolicyPanel
 
 REPLAY_KEYS = "Ctrl+Shift+R"
+
+
+def panel_overrides(panel: PolicyPanel, recorded: RunRecord | RunStarted) -> list[str]:
+    """The panel's policy and model values as ``--set`` overrides of what the run was recorded
+    with: the replay runs exactly what the panel shows."""
+    model = ModelConfig.model_validate(recorded.scenario_source.get("model", {}))
+    return [
+        *overrides("policy", recorded.policy.model_dump(), panel.policy_form.values()),
+        *overrides("model", model.model_dump(), panel.model_form.values()),
+    ]
+
+
 COMPARE_KEYS = "Ctrl+Shift+D"
 
 
@@ -83,13 +101,21 @@ class ReplayControl(QObject):
         if window.runner.busy:
             window.message_bar.show_message("info", "Wait for the running turn to finish first.")
             return False
+        if window._loading is not None:  # picked in the list, not shown yet: not the shown one
+            window.message_bar.show_message(
+                "info", f"Run {window._loading} is still loading: replay it once it is shown."
+            )
+            return False
         if shown is None or not shown.run_id:
             window.message_bar.show_message("info", "Pick a recorded run to replay first.")
             return False
         policy = window.policy
-        overrides = policy.overrides() if policy.scenario is not None else []
         header = shown.record or shown.header
         scenario = header.scenario if header is not None else ""
+        if policy.scenario is not None and policy.scenario.name == scenario and header is not None:
+            overrides = panel_overrides(policy, header)
+        else:
+            overrides = policy.overrides() if policy.scenario is not None else []
         if overrides and policy.scenario is not None and policy.scenario.name != scenario:
             window.message_bar.show_message(
                 "error",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from PySide6.QtGui import QColor, QImage, QPalette
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from inspector.app import compare_lines
+from inspector.app import compare_lines, compare_window
 from inspector.app.app import save_screenshot
 from inspector.app.compare_item_model import (
     CELL_ROLE,
@@ -101,6 +102,9 @@ def test_request_lines_and_the_aligned_line_diff() -> None:
     diff = diff_requests([accumulate.steps[3].request, latest.steps[3].request])
     kinds = {cell.kind for row in diff.rows for cell in row}
     assert "same" in kinds and kinds - {"same"}
+    # A differing line counts once, however narrow the wrap.
+    narrow = diff_requests([accumulate.steps[3].request, latest.steps[3].request], wrap=20)
+    assert len(narrow.rows) > len(diff.rows) and narrow.changed == diff.changed > 0
     assert diff.clipped == [0, 0]
     same = diff_requests([accumulate.steps[0].request, latest.steps[0].request])
     assert all(cell.kind == "same" for row in same.rows for cell in row)
@@ -119,6 +123,20 @@ def test_request_lines_and_the_aligned_line_diff() -> None:
     wrapped = align([["  " + "word " * 40], ["short"]], wrap=60)
     assert len(wrapped) > 1 and all(len(row[0].text) <= 60 for row in wrapped)
     assert all(row[1].kind == "changed" for row in wrapped)  # every line of it, kept aligned
+
+
+def test_a_line_indented_past_the_wrap_width_wraps() -> None:
+    """textwrap never returns when the continuation indent fills the line: the indent kept on
+    continuation lines is capped (a daemon thread, so that a regression fails, not hangs)."""
+    result: list[list[tuple[compare_lines.DiffLine, ...]]] = []
+    line = " " * 120 + "word " * 30
+    worker = threading.Thread(target=lambda: result.append(align([[line], ["x"]], wrap=60)))
+    worker.daemon = True
+    worker.start()
+    worker.join(timeout=10)
+    assert result, "wrapping a deeply indented line did not finish"
+    assert all(len(row[0].text) <= 60 for row in result[0])
+    assert "".join(row[0].text for row in result[0]).split() == line.split()
 
 
 # ---- in the window ----------------------------------------------------------------------------
@@ -232,7 +250,27 @@ def test_a_three_way_compare(window: MainWindow, qtbot: QtBot) -> None:
     rows = len(view.line_diff.line_kinds(0))
     assert all(p.document().blockCount() == rows for p in panes)  # aligned line for line
 
+    # Fewer runs next: the third pane is hidden, the line diff still shown.
+    _compared(window, qtbot, lambda: window.compare_runs([r.run_id for r in records[:2]]))
+    assert view.model.columnCount() == 2
+    assert [p.parentWidget().isVisible() for p in view.line_diff.panes] == [True, True, False]
+    assert view.line_diff.headings[1].text().startswith(f"2: {records[1].run_id[:8]}")
+
+    # The right docks are put away while comparing (the columns get the width), and come back
+    # with the timeline, the tab that was raised raised again.
+    window.compare.show_timeline()
+    qtbot.waitUntil(lambda: window.detail_dock.isVisible())
+    window.policy_dock.raise_()
+    qtbot.waitUntil(lambda: not window.policy_dock.visibleRegion().isEmpty())
+    with qtbot.waitSignal(view.lineDiffShown, timeout=20_000):  # rewrapped to the new width
+        window.centre_tabs.setCurrentWidget(view)
+    assert not window.detail_dock.isVisible() and not window.policy_dock.isVisible()
+    assert view.line_diff.panes[0].horizontalScrollBar().maximum() == 0  # lines fit the pane
+
     window.welcome_action.trigger()  # the welcome page lives on the Timeline tab
+    assert window.detail_dock.isVisible() and window.policy_dock.isVisible()
+    qtbot.waitUntil(lambda: not window.policy_dock.visibleRegion().isEmpty())
+    assert window.detail_dock.visibleRegion().isEmpty()  # behind the policy tab, as before
     assert window.centre_tabs.currentWidget() is window.timeline_page
     window.centre_tabs.setCurrentWidget(view)
     # Starting a run brings the timeline back to the front.
@@ -286,6 +324,45 @@ def test_compare_needs_two_to_four_finished_runs(
         window.runner.stop()
 
 
+def test_any_failure_to_read_is_one_line_and_leaves_no_status_behind(
+    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(path: Path, run_ids: list[str]) -> None:
+        raise RuntimeError("database disk image is malformed\n(at page 12)")
+
+    monkeypatch.setattr(compare_window, "load_comparison", broken)
+    window.compare_runs(["aaaa", "bbbb"])
+    assert window.statusBar().currentMessage() == "Comparing 2 runs…"
+    qtbot.waitUntil(lambda: window.message_bar.level == "error")
+    assert window.message_bar.text.text() == "Cannot compare: RuntimeError: (at page 12)"
+    assert window.statusBar().currentMessage() == ""
+    assert window.centre_tabs.currentWidget() is window.timeline_page
+
+
+def test_a_comparison_the_user_moved_away_from_does_not_land(
+    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = _run(window, qtbot), _run(window, qtbot, LATEST)
+    release = threading.Event()
+    load = compare_window.load_comparison
+
+    def slow(path: Path, run_ids: list[str]) -> object:
+        release.wait(10)
+        return load(path, run_ids)
+
+    monkeypatch.setattr(compare_window, "load_comparison", slow)
+    window.compare_runs([first.run_id, second.run_id])
+    window.library.select_run(first.run_id)  # a plain click on one run: its timeline
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == first.run_id)
+    assert window.statusBar().currentMessage() == ""
+    read = window.compare._read.task
+    release.set()
+    assert read is not None
+    qtbot.waitUntil(read.done)
+    assert window.centre_tabs.currentWidget() is window.timeline_page
+    assert window.compare.view.records == []
+
+
 def test_runs_of_different_scenarios_are_compared_with_a_warning(
     window: MainWindow, qtbot: QtBot
 ) -> None:
@@ -331,3 +408,31 @@ def test_a_thousand_step_comparison_stays_one_painted_grid(
     assert view.table.viewport().rect().intersects(view.table.visualRect(index))
     assert view.table.indexWidget(index) is None
     assert set(view.line_diff.line_kinds(1)) == {"filler"}
+    assert view.line_diff.title.text() == (
+        "What the model saw at step 1000 — each run against run 1: the same; "
+        "run 2 never got this far"
+    )
+
+
+def test_the_line_diff_wraps_to_the_width_of_its_panes(qloop: object, qtbot: QtBot) -> None:
+    """Long lines wrap where the narrowest pane ends, and again when the panes are resized:
+    no line of what the model saw hides past a pane's right edge."""
+    records = [_record(), _record("policy.feedback_history=latest")]
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.resize(600, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    with qtbot.waitSignal(view.lineDiffShown, timeout=20_000):
+        view.show_comparison(records)
+    diff = view.line_diff.diff
+    assert diff is not None and diff.wrap < compare_lines.WRAP
+    panes = view.line_diff.panes[:2]
+    assert all(p.horizontalScrollBar().maximum() == 0 for p in panes)
+    assert max(len(cell.text) for row in diff.rows for cell in row) <= diff.wrap
+
+    with qtbot.waitSignal(view.lineDiffShown, timeout=20_000):
+        view.resize(1400, 700)  # wider panes: rewrapped, the same step
+    wider = view.line_diff.diff
+    assert wider is not None and wider.wrap > diff.wrap and view.line_diff.step == 4
+    assert all(p.horizontalScrollBar().maximum() == 0 for p in panes)

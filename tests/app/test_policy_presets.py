@@ -156,6 +156,7 @@ def test_built_ins_cannot_be_deleted(panel: PolicyPanel) -> None:
         ("[policy]\nfeedback_role = 'robot'\n", "policy.feedback_role: Input should be"),
         ("[policy]\nmax_atempts = 2\n", "policy.max_atempts: not a policy field"),
         ("[model]\nname = 'x'\n", "no [policy] table"),
+        ("[policy]\nmax_steps = 4\n[model]\ntemperature = 0.0\n", "model: not part of a"),
         ("[policy\n", "not valid TOML: "),
     ],
 )
@@ -203,3 +204,34 @@ def test_a_preset_written_by_hand_shows_when_the_list_opens(
     assert combo_texts(bar.combo)[-1] == "short"
     assert bar.apply("short")
     assert panel.overrides() == ["policy.max_steps=4"]  # the other fields keep their values
+
+
+def test_a_preset_is_checked_field_by_field_like_typed_values(qtbot: QtBot, folder: Path) -> None:
+    """A preset naming only ``on_step_cap = "fallback"`` needs the form's fallback, not one of
+    its own: the rule across fields is the form's to check, as for a typed value."""
+    widget = PolicyPanel()
+    qtbot.addWidget(widget)
+    widget.set_scenario(resolve_scenario("demo:invalid-output-fallback"))  # has a fallback
+    folder.mkdir()
+    (folder / "cap.toml").write_text('[policy]\non_step_cap = "fallback"\n', encoding="utf-8")
+    bar = widget.policy_presets
+    bar.refresh()
+    assert bar.apply("cap"), bar.error.text()
+    assert widget.overrides() == ['policy.on_step_cap="fallback"'] and widget.errors() == {}
+    assert bar.combo.currentText() == "cap"
+
+    # Without a fallback in the form, the form says what is missing, under its field.
+    widget.set_scenario(resolve_scenario("demo:retry-feedback"))
+    assert bar.apply("cap")
+    assert "fallback" in widget.errors()["policy.fallback"]
+
+
+def test_the_drop_down_shows_the_preset_that_gives_the_form(panel: PolicyPanel) -> None:
+    """The scenario's own policy already has what "accumulate + keep failed" sets: with another
+    field edited, that preset is not what the form holds any more."""
+    bar = panel.policy_presets
+    assert bar.combo.currentText() == "accumulate + keep failed (built-in)"  # no edits yet
+    panel.policy_form.set_values({"feedback_role": "tool"})
+    assert bar.combo.currentText() == "tool-role feedback (built-in)"
+    panel.policy_form.set_values({"max_attempts": 5})  # no preset gives this form
+    assert bar.combo.currentIndex() == -1 and not bar.delete_button.isEnabled()

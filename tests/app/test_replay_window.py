@@ -12,9 +12,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLineEdit
 from pytestqt.qtbot import QtBot
 
+from inspector.app import main_window
 from inspector.app.main_window import MainWindow
 from inspector.app.runner import InspectorEventLoop, TurnRunner
 from inspector.core.events import Event
+from inspector.core.live import LiveRun
 from inspector.core.provider import Provider
 from inspector.core.records import RunRecord
 from inspector.core.scenario import Scenario
@@ -231,6 +233,36 @@ def test_replay_needs_a_shown_run_and_compare_a_replay(window: MainWindow, qtbot
     assert window.message_bar.text.text().startswith("Show a replayed run first")
 
 
+def test_a_run_picked_but_still_loading_is_the_one_acted_on(
+    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big run takes a while to read: Replay and Play back right after picking it must not
+    act on the run shown before it."""
+    first = run_in_window(window, qtbot)
+    second = run_in_window(window, qtbot)
+    release = threading.Event()
+    load = main_window.load_stored_run
+
+    def slow(path: Path, run_id: str) -> LiveRun:
+        release.wait(10)
+        return load(path, run_id)
+
+    monkeypatch.setattr(main_window, "load_stored_run", slow)
+    window.library.select_run(first.run_id)
+    assert window.shown is not None and window.shown.run_id == second.run_id  # still loading
+    assert not window.replay.replay()
+    assert window.message_bar.text.text() == (
+        f"Run {first.run_id} is still loading: replay it once it is shown."
+    )
+    assert not window.runner.busy
+
+    playback = window.playback.playback
+    with qtbot.waitSignal(playback.activeChanged, timeout=10_000):
+        window.playback.play_back_action.trigger()
+    assert playback.recording is not None and playback.recording.run_id == first.run_id
+    release.set()
+
+
 def test_edits_for_another_scenario_are_not_replayed(
     window: MainWindow, qtbot: QtBot, tmp_path: Path
 ) -> None:
@@ -282,3 +314,23 @@ def test_the_live_provider_is_set_up_off_the_ui_thread_and_closed_after(
     assert again.status == "succeeded" and replay_provider(window).live_calls == [4]
     assert len(prepared_on) == 1 and prepared_on[0] is not threading.main_thread()
     assert closed == [True]
+
+
+def test_a_replay_runs_the_policy_the_panel_shows_not_the_recorded_overrides(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    assert window.library.select_scenario(DEMO)
+    choose_latest(window)
+    original = run_in_window(window, qtbot)  # recorded with feedback_history = latest
+    assert original.overrides == [LATEST]
+    window.policy.reset()  # the panel shows the file's policy again: accumulate
+    assert window.policy.overrides() == []
+    again = replay_in_window(window, qtbot, offline=False)
+    assert again.replay_of == original.run_id
+    assert again.policy.feedback_history == "accumulate"
+    assert again.overrides == ['policy.feedback_history="accumulate"']
+
+    # Unchanged from what the replayed run was recorded with: a plain replay, no override.
+    plain = replay_in_window(window, qtbot, offline=True)
+    assert plain.replay_of == again.run_id and plain.overrides == []
+    assert plain.status == "succeeded"
