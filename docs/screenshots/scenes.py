@@ -25,8 +25,7 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import shiboken6
-from PySide6.QtCore import Qt, SignalInstance
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtCore import SignalInstance
 
 from inspector.app.app import WINDOW_SIZE, application, save_screenshot
 from inspector.app.gui_collector import GuiThreadCollector
@@ -159,21 +158,9 @@ async def scenes(window: MainWindow, out: Path, folder: Path) -> None:
     await signalled(
         window.compare.view.lineDiffShown, lambda: window.compare_runs([r.run_id for r in runs])
     )
-    # A compare wants the width: the right docks closed, as View › (dock) does.
-    right = [
-        d
-        for d in window.findChildren(QDockWidget)
-        if window.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea
-        and d.toggleViewAction().isChecked()
-    ]
-    for dock in right:
-        dock.hide()
-    await settle(window)
+    await settle(window)  # the right docks step aside while the Compare tab is in front
     save_screenshot(window, out / "compare.png")
     print("wrote compare.png")
-    for dock in right:
-        dock.show()
-    window.detail_dock.raise_()
 
     window.compare.show_timeline()
     window.library.select_run(runs[0].run_id)
