@@ -12,12 +12,12 @@ from inspector.app.compare_item_model import (
     CELL_ROLE,
     DIVERGES_ROLE,
     ROW_KIND_ROLE,
-    VERDICT_MARKS,
     marks,
     termination_text,
 )
 from inspector.app.json_view import is_dark
 from inspector.app.timeline_delegate import status_colour
+from inspector.core.records import VERDICT_MARK
 from inspector.reports.compare import Outcome, StepCell
 
 Index = QModelIndex | QPersistentModelIndex
@@ -55,7 +55,7 @@ def step_pieces(cell: StepCell, text: QColor, muted: QColor, dark: bool) -> list
     # Short pieces first, so that a narrow column still shows attempt and verdicts.
     pieces: list[Piece] = [("●", status_colour(cell.status, dark)), (f"a{cell.attempt}", text)]
     pieces += [
-        (VERDICT_MARKS.get(v.status, "?"), status_colour(v.status, dark)) for v in cell.verdicts
+        (VERDICT_MARK.get(v.status, "?"), status_colour(v.status, dark)) for v in cell.verdicts
     ]
     pieces.append((cell.status.replace("_", " "), text))
     pieces.append((f"{cell.input_tokens}→{cell.output_tokens} tok", muted))

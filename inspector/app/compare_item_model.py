@@ -8,6 +8,7 @@ from typing import Any, Literal, NamedTuple
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
+from inspector.core.records import VERDICT_MARK
 from inspector.reports.compare import Comparison, FieldDiff, Outcome, StepCell, StepRow
 from inspector.reports.compare_text import divergence_lines, show
 from inspector.reports.labels import forced_label
@@ -18,7 +19,6 @@ ROW_KIND_ROLE = Qt.ItemDataRole.UserRole + 1  # RowKind
 CELL_ROLE = Qt.ItemDataRole.UserRole + 2  # StepCell | Outcome | a field's value | None
 DIVERGES_ROLE = Qt.ItemDataRole.UserRole + 3  # bool: the first step where the runs part ways
 STEP_ROLE = Qt.ItemDataRole.UserRole + 4  # the step index of a step row, else None
-VERDICT_MARKS = {"pass": "✓", "fail": "✗", "error": "!"}
 
 
 class _Row(NamedTuple):
@@ -40,7 +40,7 @@ def step_text(cell: StepCell | None) -> str:
         return ""
     parts = [f"a{cell.attempt} {cell.status.replace('_', ' ')}"]
     if cell.verdicts:
-        parts.append("".join(VERDICT_MARKS.get(v.status, "?") for v in cell.verdicts))
+        parts.append("".join(VERDICT_MARK.get(v.status, "?") for v in cell.verdicts))
     parts.append(f"in {cell.input_tokens} · out {cell.output_tokens}")
     parts += marks(cell)
     return "  ".join(parts)
@@ -58,7 +58,7 @@ def step_tooltip(cell: StepCell | None, index: int) -> str:
         lines.append("calls " + ", ".join(cell.tool_calls))
     for verdict in cell.verdicts:
         reason = f": {verdict.reason}" if verdict.reason else ""
-        mark = VERDICT_MARKS.get(verdict.status, "?")
+        mark = VERDICT_MARK.get(verdict.status, "?")
         lines.append(f"{mark} {verdict.validator} {verdict.status}{reason}")
     lines.append(f"tokens in {cell.input_tokens} · out {cell.output_tokens}")
     if cell.latency_ms is not None:

@@ -4,15 +4,12 @@ verdict lines and re-validation flips (the item model and the delegate show them
 from __future__ import annotations
 
 from inspector.core.live import LiveStep
-from inspector.core.records import Forced, Verdict
+from inspector.core.records import VERDICT_MARK, Forced, Verdict
 from inspector.core.revalidate import Flip
 
 PREVIEW_CHARS = 120
 CLEARED_TIP = "Cleared: a streaming UI showed this rejected output, then removed it."
 FLIP_LABEL = "flipped"
-
-
-VERDICT_MARK = {"pass": "✓", "fail": "✗", "error": "!"}
 
 
 def flip_chip(flip: Flip) -> str:

@@ -60,8 +60,9 @@ def recheck(record: RunRecord, file: Path | None) -> Revalidation:
 
 
 def _verdict(status: str, name: str, reason: str) -> str:
-    mark = {"pass": "✓", "fail": "✗", "error": "!"}[status]
-    return f"{mark} {name}" + (f": {reason}" if status != "pass" and reason else "")
+    from inspector.core.records import VERDICT_MARK
+
+    return f"{VERDICT_MARK[status]} {name}" + (f": {reason}" if status != "pass" and reason else "")
 
 
 def _accepted(step: int | None) -> str:

@@ -31,6 +31,8 @@ StepStatus = Literal[
     "interrupted",
 ]
 VerdictStatus = Literal["pass", "fail", "error"]
+# How a verdict is marked wherever it is shown: the timeline, compare, re-validation output.
+VERDICT_MARK: dict[str, str] = {"pass": "✓", "fail": "✗", "error": "!"}
 ToolChoice = (
     str | dict[str, Any]
 )  # "auto" | "none" | "required" | {"type": "function", "name": ...}
