@@ -33,20 +33,16 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QElapsedTimer, QTimer, SignalInstance
+from PySide6.QtCore import QElapsedTimer, QTimer
 from results import cpu_model, write_section  # bench/results.py (this folder is on sys.path)
 
-from inspector.app.app import WINDOW_SIZE, application
-from inspector.app.gui_collector import GuiThreadCollector
+from inspector.app.driven import drive_window, next_emission
 from inspector.app.main_window import MainWindow
-from inspector.app.runner import InspectorEventLoop
 from inspector.core.events import fan_out
 from inspector.core.loop import run_turn
 from inspector.core.recording import scenario_of
@@ -92,21 +88,6 @@ async def record_runs(store: Store, scenario_path: Path, runs: int) -> list[str]
     return ids
 
 
-async def signalled(signal: SignalInstance, start: Callable[[], Any]) -> tuple[Any, ...]:
-    done: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
-
-    def fire(*args: Any) -> None:
-        if not done.done():
-            done.set_result(args)
-
-    signal.connect(fire)
-    try:
-        start()
-        return await asyncio.wait_for(done, 120)
-    finally:
-        signal.disconnect(fire)
-
-
 class Heartbeat:
     """The longest gap between ticks of a ``HEARTBEAT_MS`` timer, minus the interval."""
 
@@ -143,7 +124,7 @@ async def bench_saves(
         dock.python_editor.editor.setPlainText(text)
         heartbeat.start()
         start = time.perf_counter()
-        (result,) = await signalled(dock.revalidator.finished, dock.python_editor.save)
+        (result,) = await next_emission(dock.revalidator.finished, dock.python_editor.save)
         await asyncio.sleep(0)  # the dock's own slot ran first (connected earlier): flips shown
         times.append((time.perf_counter() - start) * 1000)
         stalls.append(heartbeat.stop())
@@ -242,23 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", type=Path, metavar="RESULTS_MD", help="record the table here")
     parser.add_argument("--quick", action="store_true", help="smoke test: few repeats")
     args = parser.parse_args(argv)
-    app = application()
-    loop = InspectorEventLoop(app)
-    asyncio.set_event_loop(loop)
-    collector = GuiThreadCollector()
     with tempfile.TemporaryDirectory(prefix="agent-inspector-bench-") as tmp:
-        store = Store.open(Path(tmp) / "runs.sqlite3")
-        window = MainWindow(store)
-        window.resize(*WINDOW_SIZE)
-        window.show()
-        try:
-            results = loop.run_until_complete(scenes(window, Path(tmp), args.quick))
-        finally:
-            window.close()
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            store.close()
-            collector.stop()
-            loop.close()
+        results = drive_window(
+            Path(tmp) / "runs.sqlite3", lambda window: scenes(window, Path(tmp), args.quick)
+        )
     text, passed = section(results, 3 if args.quick else 10)
     print(text)
     if args.write:

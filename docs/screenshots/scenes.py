@@ -18,21 +18,15 @@ import asyncio
 import os
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import shiboken6
-from PySide6.QtCore import SignalInstance
 
-from inspector.app.app import WINDOW_SIZE, application, save_screenshot
-from inspector.app.gui_collector import GuiThreadCollector
+from inspector.app.app import save_screenshot
+from inspector.app.driven import drive_window, next_emission
 from inspector.app.main_window import MainWindow
-from inspector.app.runner import InspectorEventLoop
 from inspector.core.records import RunRecord
-from inspector.store import Store
 
 SCENARIO = """\
 # An SMS turn whose drafts are judged by python validators (checks.py).
@@ -91,22 +85,6 @@ BUGGY = STRICT.replace(
 )
 
 
-async def signalled(signal: SignalInstance, start: Callable[[], Any]) -> tuple[Any, ...]:
-    """Calls ``start`` and waits for ``signal``'s next emission."""
-    done: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
-
-    def fire(*args: Any) -> None:
-        if not done.done():
-            done.set_result(args)
-
-    signal.connect(fire)
-    try:
-        start()
-        return await asyncio.wait_for(done, 30)
-    finally:
-        signal.disconnect(fire)
-
-
 async def settle(window: MainWindow) -> None:
     for _ in range(20):
         await asyncio.sleep(0.02)
@@ -116,7 +94,7 @@ async def settle(window: MainWindow) -> None:
 
 async def run(window: MainWindow, ref: str, overrides: list[str] | None = None) -> RunRecord:
     window.library.select_scenario(ref)
-    (record,) = await signalled(
+    (record,) = await next_emission(
         window.runner.finished, lambda: window.runner.start(ref, overrides or [])
     )
     await settle(window)
@@ -126,7 +104,7 @@ async def run(window: MainWindow, ref: str, overrides: list[str] | None = None) 
 async def save_validators(window: MainWindow, text: str) -> None:
     dock = window.validators
     dock.python_editor.editor.setPlainText(text)
-    await signalled(dock.revalidator.finished, dock.python_editor.save)
+    await next_emission(dock.revalidator.finished, dock.python_editor.save)
     await settle(window)
 
 
@@ -155,7 +133,7 @@ async def scenes(window: MainWindow, out: Path, folder: Path) -> None:
         await run(window, demo, [f'policy.feedback_history="{history}"'])
         for history in ("accumulate", "latest", "none")
     ]
-    await signalled(
+    await next_emission(
         window.compare.view.lineDiffShown, lambda: window.compare_runs([r.run_id for r in runs])
     )
     await settle(window)  # the right docks step aside while the Compare tab is in front
@@ -166,7 +144,7 @@ async def scenes(window: MainWindow, out: Path, folder: Path) -> None:
     window.library.select_run(runs[0].run_id)
     await settle(window)
     window.policy.policy_form.set_values({"feedback_role": "tool"})
-    await signalled(window.runner.finished, window.replay.replay_action.trigger)
+    await next_emission(window.runner.finished, window.replay.replay_action.trigger)
     await settle(window)
     window.policy_dock.raise_()
     window.timeline.select_last()
@@ -176,27 +154,10 @@ async def scenes(window: MainWindow, out: Path, folder: Path) -> None:
 
 def main() -> int:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent).resolve()
-    app = application()
-    loop = InspectorEventLoop(app)
-    asyncio.set_event_loop(loop)
-    collector = GuiThreadCollector()
     with tempfile.TemporaryDirectory(prefix="agent-inspector-scenes-") as tmp:
-        store = Store.open(Path(tmp) / "runs.sqlite3")
-        window = MainWindow(store)
-        window.resize(*WINDOW_SIZE)
-        window.show()
         folder = Path(tmp) / "scenario"
         folder.mkdir()
-        try:
-            loop.run_until_complete(scenes(window, out, folder))
-        finally:
-            window.close()
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            # Now, not at interpreter exit: its file watcher's thread must end before Qt's.
-            shiboken6.delete(window)
-            store.close()
-            collector.stop()
-            loop.close()  # joins the worker threads
+        drive_window(Path(tmp) / "runs.sqlite3", lambda window: scenes(window, out, folder))
     return 0
 
 
