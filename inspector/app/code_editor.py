@@ -27,8 +27,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from inspector.app.json_view import monospace_font
-from inspector.app.syntax_highlighter import PygmentsHighlighter, is_dark
+from inspector.app.json_view import is_dark, monospace_font
+from inspector.app.syntax_highlighter import PygmentsHighlighter
 
 INDENT = 4
 PROBLEM_COLOUR = QColor(209, 36, 47)

@@ -16,7 +16,7 @@ from inspector.app.compare_item_model import (
     termination_text,
 )
 from inspector.app.json_view import is_dark
-from inspector.app.timeline_delegate import status_colour
+from inspector.app.timeline_delegate import mix, status_colour
 from inspector.core.records import VERDICT_MARK
 from inspector.reports.compare import Outcome, StepCell
 
@@ -31,15 +31,6 @@ RUN_STATUS_COLOUR = {
 }
 DIVERGENCE_TINT = ("#f6c343", "#b7791f")  # amber, light / dark palette
 GAP = 8
-
-
-def mix(a: QColor, b: QColor, t: float) -> QColor:
-    """``a`` moved a fraction ``t`` of the way towards ``b``."""
-    return QColor(
-        round(a.red() + (b.red() - a.red()) * t),
-        round(a.green() + (b.green() - a.green()) * t),
-        round(a.blue() + (b.blue() - a.blue()) * t),
-    )
 
 
 def divergence_colour(palette: QPalette) -> QColor:

@@ -59,7 +59,7 @@ class CompareController(QObject):
         super().__init__(window)
         self.window = window
         self.view = CompareView()
-        self.tab = window.centre_tabs.addTab(self.view, "Compare")
+        window.centre_tabs.addTab(self.view, "Compare")
         self._read: LatestRead[tuple[list[RunRecord], Comparison]] = LatestRead(window)
         # The right docks put away while the Compare tab is in front, and which of them were
         # the raised tab of their group (None: none put away).

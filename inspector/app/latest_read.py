@@ -26,11 +26,6 @@ class LatestRead(Generic[T]):
         self._pending = False
         self.task: asyncio.Task[None] | None = None  # the last one (kept: tasks are weak refs)
 
-    @property
-    def pending(self) -> bool:
-        """A read is under way and will land."""
-        return self._pending
-
     def start(
         self, status: str, read: Callable[[], T], done: Callable[[T], None], failure: str
     ) -> None:

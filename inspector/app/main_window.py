@@ -282,13 +282,12 @@ class MainWindow(QMainWindow):
         self.addToolBar(toolbar)
 
         menu = self.menuBar()
-        # Kept: the feature modules (editor, compare, replay, playback) add their actions here.
-        self.file_menu = file_menu = menu.addMenu("&File")
+        file_menu = menu.addMenu("&File")
         file_menu.addAction(self.open_action)
         file_menu.addAction(self.settings_action)
         file_menu.addSeparator()
-        self.quit_action = quit_action
         file_menu.addAction(quit_action)
+        # Kept: the feature modules (compare, replay, playback) add their actions to these.
         self.run_menu = menu.addMenu("&Run")
         self.run_menu.addActions([self.run_action, self.stop_action])
         self.view_menu = view_menu = menu.addMenu("&View")

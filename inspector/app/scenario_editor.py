@@ -68,7 +68,6 @@ def _group(title: str, *widgets: QWidget) -> QGroupBox:
 
 
 class ScenarioEditor(QWidget):
-    changed = Signal()
     saved = Signal(str)  # the scenario file written
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -195,7 +194,6 @@ class ScenarioEditor(QWidget):
     def revert(self) -> None:
         self._fill(self._base)
         self._check()
-        self.changed.emit()
 
     def _fill(self, edits: ScenarioEdits, origins: list[int | None] | None = None) -> None:
         self._filling = True
@@ -270,7 +268,6 @@ class ScenarioEditor(QWidget):
             return
         self._check()
         self._update_heading()
-        self.changed.emit()
 
     def _check(self) -> None:
         try:

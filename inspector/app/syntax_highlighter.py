@@ -22,7 +22,6 @@ from pygments.token import Error, Whitespace, _TokenType
 from PySide6.QtGui import (
     QColor,
     QFont,
-    QPalette,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextDocument,
@@ -32,10 +31,6 @@ LIGHT_STYLE = "default"
 DARK_STYLE = "github-dark"
 ROOT: tuple[str, ...] = ("root",)
 Span = tuple[int, _TokenType, str]
-
-
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
 def lex_line(

@@ -50,7 +50,7 @@ def status_colour(status: str, dark: bool) -> QColor:
     return QColor(dark_colour if dark else light)
 
 
-def _mix(a: QColor, b: QColor, t: float) -> QColor:
+def mix(a: QColor, b: QColor, t: float) -> QColor:
     """``a`` moved a fraction ``t`` of the way towards ``b``."""
     return QColor(
         round(a.red() + (b.red() - a.red()) * t),
@@ -167,7 +167,7 @@ class TimelineDelegate(QStyledItemDelegate):
         colour = status_colour("flip", is_dark(option.palette))
         base = option.palette.color(QPalette.ColorRole.Base)
         rect = option.rect
-        painter.fillRect(rect, _mix(base, colour, 0.16))
+        painter.fillRect(rect, mix(base, colour, 0.16))
         painter.setPen(QPen(colour, 1))
         painter.drawLine(rect.topLeft(), rect.topRight())
         painter.drawLine(rect.bottomLeft(), rect.bottomRight())
@@ -211,9 +211,9 @@ class TimelineDelegate(QStyledItemDelegate):
             label = metrics.elidedText(label, Qt.TextElideMode.ElideRight, rect.width() - CHIP_PAD)
             colour = status_colour(status, dark)
             painter.setPen(QPen(colour, 1))
-            painter.setBrush(_mix(base, colour, 0.28 if dark else 0.14))
+            painter.setBrush(mix(base, colour, 0.28 if dark else 0.14))
             painter.drawRoundedRect(rect.adjusted(0, 0, -1, -1), 4, 4)
-            painter.setPen(_mix(colour, option.palette.color(QPalette.ColorRole.Text), 0.35))
+            painter.setPen(mix(colour, option.palette.color(QPalette.ColorRole.Text), 0.35))
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
         hidden = len(labels) - len(rects)
         if hidden > 0:
@@ -252,7 +252,7 @@ class TimelineDelegate(QStyledItemDelegate):
             colour = latency_bar_colour(option.palette, selected)
             base = option.palette.color(QPalette.ColorRole.Base)
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(_mix(base, option.palette.color(QPalette.ColorRole.Text), 0.08))
+            painter.setBrush(mix(base, option.palette.color(QPalette.ColorRole.Text), 0.08))
             painter.drawRoundedRect(track, 2, 2)
             filled = QRect(track)
             filled.setWidth(max(3, round(track.width() * float(fraction))))
@@ -274,11 +274,11 @@ class TimelineDelegate(QStyledItemDelegate):
         palette = option.palette
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        background = _mix(
+        background = mix(
             palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text), 0.07
         )
         painter.fillRect(option.rect, background)
-        painter.setPen(_mix(background, palette.color(QPalette.ColorRole.Text), 0.2))
+        painter.setPen(mix(background, palette.color(QPalette.ColorRole.Text), 0.2))
         painter.drawLine(option.rect.bottomLeft(), option.rect.bottomRight())
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
         title, _, rest = text.partition(" · ")
@@ -295,7 +295,7 @@ class TimelineDelegate(QStyledItemDelegate):
         x += QFontMetrics(bold).horizontalAdvance(title) + 8
         if rest:
             painter.setFont(option.font)
-            painter.setPen(_mix(palette.color(QPalette.ColorRole.Text), background, 0.4))
+            painter.setPen(mix(palette.color(QPalette.ColorRole.Text), background, 0.4))
             painter.drawText(
                 QRect(x, area.top(), area.width(), area.height()),
                 Qt.AlignmentFlag.AlignVCenter,

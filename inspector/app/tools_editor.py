@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.app.scenario_edits import json_text, parse_json, parse_result, result_text
+from inspector.app.scenario_edits import json_text, parse_result, parse_schema, result_text
 
 DEFAULT_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 ERROR_STYLE = "color: #d1242f;"
@@ -243,13 +243,7 @@ class ToolsEditor(QWidget):
         self.changed.emit()
 
     def _parameters_edited(self) -> None:
-        def parse(text: str) -> Any:
-            value = parse_json(text) if text.strip() else None
-            if value is not None and not isinstance(value, dict):
-                raise ValueError("a JSON schema is an object: { ... }")
-            return value
-
-        self._json_field("parameters", self.parameters.toPlainText(), parse)
+        self._json_field("parameters", self.parameters.toPlainText(), parse_schema)
 
     def _result_edited(self) -> None:
         self._json_field("result", self.result.toPlainText(), parse_result)

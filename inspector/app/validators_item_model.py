@@ -68,9 +68,6 @@ class ValidatorsItemModel(QAbstractTableModel):
             for i, p in enumerate(self._problems) if p is not None
         ]  # fmt: skip
 
-    def problem(self, row: int) -> RowProblem | None:
-        return self._problems[row]
-
     def check_candidate(self, row: int, column: int, text: str) -> RowProblem | None:
         """The problem row ``row`` would have with ``text`` in ``column`` (as the user types)."""
         return self._check(self._rows[row].with_cell(column, text))

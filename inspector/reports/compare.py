@@ -217,7 +217,7 @@ def _longest(records: Sequence[RunRecord]) -> int:
     return max(len(r.steps) for r in records)
 
 
-def _step_at(record: RunRecord, index: int) -> Step | None:
+def step_at(record: RunRecord, index: int) -> Step | None:
     # Steps are recorded in order with 1-based indexes; look it up rather than trust position.
     if 1 <= index <= len(record.steps) and record.steps[index - 1].index == index:
         return record.steps[index - 1]
@@ -245,7 +245,7 @@ def _cell(step: Step) -> StepCell:
 
 
 def _step_row(index: int, records: Sequence[RunRecord]) -> StepRow:
-    steps = [_step_at(r, index) for r in records]
+    steps = [step_at(r, index) for r in records]
     present = [s for s in steps if s is not None]
     responses = [canonical_response(s.response) for s in present]
     validators = dict.fromkeys(v.validator for s in present for v in s.verdicts)
@@ -309,7 +309,7 @@ def first_divergence(records: Sequence[RunRecord]) -> Divergence | None:
 def divergence_at(index: int, records: Sequence[RunRecord]) -> Divergence | None:
     """How the runs differ at step ``index`` (None: they do not): the step missing in some,
     else the first differing part of the request, else of the response."""
-    steps = [_step_at(r, index) for r in records]
+    steps = [step_at(r, index) for r in records]
     if any(s is None for s in steps):
         values = [s.status if s is not None else None for s in steps]
         return Divergence(index=index, aspect="steps", field="step", values=values)
