@@ -105,13 +105,17 @@ def align(columns: Sequence[Sequence[str] | None], wrap: int = WRAP) -> list[tup
     show ``added`` and ``changed`` lines, an empty ``removed`` line where the baseline has one
     they lack, and ``filler`` to keep the rows aligned (a None column is all filler: that run
     has no such step). Lines longer than ``wrap`` wrap."""
-    return _align(columns, wrap)[0]
+    return wrap_rows(_align(columns)[0], wrap)
 
 
-def _align(
-    columns: Sequence[Sequence[str] | None], wrap: int
-) -> tuple[list[tuple[DiffLine, ...]], int]:
-    """``align``'s rows, and how many lines (before wrapping) differ somewhere."""
+def wrap_rows(rows: Sequence[Sequence[DiffLine]], wrap: int) -> list[tuple[DiffLine, ...]]:
+    """Aligned rows with every line longer than ``wrap`` wrapped (rows stay aligned)."""
+    return [line for row in rows for line in _wrapped(list(row), wrap)]
+
+
+def _align(columns: Sequence[Sequence[str] | None]) -> tuple[list[tuple[DiffLine, ...]], int]:
+    """``align``'s rows before wrapping, and how many of them differ somewhere (difflib: the
+    costly part, done once per step; a new width only re-wraps)."""
     base = columns[0] or []
     others = [_Column(base, lines) for lines in columns[1:]]
     rows: list[tuple[DiffLine, ...]] = []
@@ -123,7 +127,7 @@ def _align(
             for column in others:
                 inserted = column.before[j]
                 cells.append(DiffLine(inserted[k], "added") if k < len(inserted) else _FILLER)
-            rows.extend(_wrapped(cells, wrap))
+            rows.append(tuple(cells))
             changed += 1
         if j == len(base):
             break
@@ -132,7 +136,7 @@ def _align(
         kind: DiffKind = (
             "removed" if "removed" in kinds else "changed" if "changed" in kinds else "same"
         )
-        rows.extend(_wrapped([DiffLine(base[j], kind), *counterparts], wrap))
+        rows.append((DiffLine(base[j], kind), *counterparts))
         changed += kind != "same"
     return rows, changed
 
@@ -165,13 +169,19 @@ def _wrap(text: str, width: int) -> list[str]:
 class LineDiff(NamedTuple):
     """The aligned rows and how many lines differ (a wrapped line counts once); per column,
     how many lines were left out past ``MAX_LINES`` and whether the run has the step at all;
-    the width the lines were wrapped at."""
+    the width the lines were wrapped at; the rows before wrapping (``rewrapped`` uses them)."""
 
     rows: list[tuple[DiffLine, ...]]
     changed: int
     clipped: list[int]
     absent: list[bool]
     wrap: int
+    aligned: Sequence[tuple[DiffLine, ...]] = ()
+
+
+def rewrapped(diff: LineDiff, wrap: int) -> LineDiff:
+    """``diff`` wrapped at another width, without diffing again."""
+    return diff._replace(rows=wrap_rows(diff.aligned, wrap), wrap=wrap)
 
 
 def diff_requests(requests: Sequence[StepRequest | None], wrap: int = WRAP) -> LineDiff:
@@ -182,5 +192,6 @@ def diff_requests(requests: Sequence[StepRequest | None], wrap: int = WRAP) -> L
         lines = request_lines(request) if request is not None else None
         clipped.append(max(0, len(lines) - MAX_LINES) if lines is not None else 0)
         columns.append(lines[:MAX_LINES] if lines is not None else None)
-    rows, changed = _align(columns, wrap)
-    return LineDiff(rows, changed, clipped, [r is None for r in requests], wrap)
+    aligned, changed = _align(columns)
+    absent = [r is None for r in requests]
+    return LineDiff(wrap_rows(aligned, wrap), changed, clipped, absent, wrap, aligned)

@@ -6,6 +6,7 @@ step in each run, diffed line by line against the first run."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -30,23 +31,15 @@ from inspector.app.compare_item_model import (
     divergence_reason,
 )
 from inspector.app.compare_line_diff import LineDiffView
-from inspector.app.compare_lines import LineDiff, diff_requests
+from inspector.app.compare_lines import LineDiff, diff_requests, rewrapped
 from inspector.app.runs_item_model import started_text
-from inspector.core.records import RunRecord, Step, StepRequest
-from inspector.reports.compare import Comparison, compare_runs
+from inspector.core.records import RunRecord, StepRequest
+from inspector.reports.compare import Comparison, compare_runs, step_at
 
 EMPTY_TEXT = (
     "Select 2–4 runs of one turn in the runs list (Ctrl+click, Shift+click) and choose "
     "Run › Compare selected runs (Ctrl+D)."
 )
-
-
-def step_at(record: RunRecord, index: int) -> Step | None:
-    """Step ``index`` (1-based) of ``record``; steps are stored in order, so look there first."""
-    steps = record.steps
-    if 1 <= index <= len(steps) and steps[index - 1].index == index:
-        return steps[index - 1]
-    return next((s for s in steps if s.index == index), None)
 
 
 def runs_heading(comparison: Comparison) -> str:
@@ -74,6 +67,7 @@ class CompareView(QWidget):
         self.records: list[RunRecord] = []
         self.comparison: Comparison | None = None
         self._diff_asked = 0  # counts the line diffs asked for: only the last one is shown
+        self._shown_diff: tuple[int, LineDiff] | None = None  # (step, its diff) on screen
         self._fit_pending = False
         self.heading = QLabel(EMPTY_TEXT)
         self.heading.setObjectName("compareHeading")
@@ -122,6 +116,7 @@ class CompareView(QWidget):
         ``comparison`` is ``compare_runs(records)`` when the caller built it already (off the UI
         thread, for long runs)."""
         self.records = list(records)
+        self._shown_diff = None
         self.comparison = comparison or compare_runs(self.records)
         self.model.set_comparison(self.comparison)
         self.heading.setText(runs_heading(self.comparison))
@@ -186,16 +181,24 @@ class CompareView(QWidget):
         wrap = self.line_diff.wrap_width(len(requests))
 
         def ready(diff: LineDiff) -> None:
+            self._shown_diff = (index, diff)
             self.line_diff.show_diff(index, titles, diff, keep_place=keep_place)
+
+        shown = self._shown_diff
+        job: Callable[[], LineDiff]
+        if keep_place and shown is not None and shown[0] == index:
+            job = functools.partial(rewrapped, shown[1], wrap)  # a new width: no diffing again
+        else:
+            job = functools.partial(diff_requests, requests, wrap)
 
         try:
             loop = asyncio.get_event_loop()
         except RuntimeError:
             loop = None
         if loop is None or not loop.is_running():
-            ready(diff_requests(requests, wrap))
+            ready(job())
             return
-        future = loop.run_in_executor(None, diff_requests, requests, wrap)
+        future = loop.run_in_executor(None, job)
         future.add_done_callback(lambda done: self._diff_ready(asked, index, ready, done))
 
     def _rewrap(self, _wrap: int) -> None:

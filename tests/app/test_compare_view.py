@@ -27,7 +27,7 @@ from inspector.app.compare_item_model import (
     CompareItemModel,
 )
 from inspector.app.compare_line_diff import diff_colour
-from inspector.app.compare_lines import align, diff_requests, request_lines
+from inspector.app.compare_lines import align, diff_requests, request_lines, rewrapped
 from inspector.app.compare_view import CompareView
 from inspector.app.main_window import MainWindow
 from inspector.core.records import RunRecord
@@ -105,6 +105,7 @@ def test_request_lines_and_the_aligned_line_diff() -> None:
     # A differing line counts once, however narrow the wrap.
     narrow = diff_requests([accumulate.steps[3].request, latest.steps[3].request], wrap=20)
     assert len(narrow.rows) > len(diff.rows) and narrow.changed == diff.changed > 0
+    assert rewrapped(diff, 20) == narrow  # a new width re-wraps, without diffing again
     assert diff.clipped == [0, 0]
     same = diff_requests([accumulate.steps[0].request, latest.steps[0].request])
     assert all(cell.kind == "same" for row in same.rows for cell in row)
