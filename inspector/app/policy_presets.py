@@ -23,6 +23,7 @@ import platformdirs
 
 from inspector.app.form_fields import field_errors, toml_literal
 from inspector.core.errors import InspectorError
+from inspector.core.files import write_atomically
 from inspector.core.policy import Policy
 from inspector.resources import resources_dir
 from inspector.store.locations import APP_NAME
@@ -146,11 +147,10 @@ def save_preset(name: str, values: dict[str, Any]) -> PolicyPreset:
     if errors:
         field, message = next(iter(errors.items()))
         raise PresetError(f"cannot save preset {name!r}: policy.{field}: {message}")
-    partial = path.with_name(f".{path.name}.partial")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(preset_text(values), encoding="utf-8")
-        partial.replace(path)  # whole or not at all: an old preset is never left half-written
+        # Whole or not at all: an old preset is never left half-written.
+        write_atomically(path, [preset_text(values).encode("utf-8")])
     except OSError as exc:
         raise PresetError(f"{path}: cannot save the preset: {exc.strerror or exc}") from None
     return PolicyPreset(path.stem, path, built_in=False)

@@ -14,11 +14,7 @@ them back (marked modified, with the notice when the file changed on disk meanwh
 
 from __future__ import annotations
 
-import contextlib
 import html
-import os
-import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from inspector.app.code_editor import CodeEditor, KeyGrabber
 from inspector.app.find_bar import FindBar
+from inspector.core.files import write_atomically
 
 # Watcher events come in bursts (temp file written, renamed, folder changed): one check after.
 CHECK_DELAY_MS = 60
@@ -212,26 +209,13 @@ class PythonFileEditor(QWidget):
             self._set_error(f"Not saved: {path.name} could not be read, so saving would lose it")
             return False
         data = self.text().replace("\n", self._newline).encode("utf-8")
-        target = Path(os.path.realpath(path))  # a symlink keeps pointing at the real file
         previous = self._disk_bytes
-        temp: str | None = None
+        # Set before the write: the watcher events it causes then match and are ignored.
+        self._disk_bytes = data
         try:
-            fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            try:
-                mode = stat.S_IMODE(target.stat().st_mode)
-            except FileNotFoundError:
-                mode = 0o644
-            os.chmod(temp, mode)
-            # Set before the rename: the watcher events it causes then match and are ignored.
-            self._disk_bytes = data
-            os.replace(temp, target)
+            write_atomically(path, [data])  # through a symlink: the real file
         except OSError as exc:
             self._disk_bytes = previous
-            if temp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
             self._set_error(f"Cannot save {path.name}: {_reason(exc)}")
             return False
         self._pending = None

@@ -4,9 +4,7 @@ self-contained HTML report to attach to a bug report. Both carry a version and n
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -60,18 +58,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
 def _write_atomically(path: Path, chunks: Iterable[str]) -> None:
     """All or nothing: a failed export never leaves half a file where the user expects one."""
     from inspector.core.errors import InspectorError
+    from inspector.core.files import write_atomically
 
-    folder = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+        write_atomically(path, (chunk.encode("utf-8") for chunk in chunks))
     except OSError as exc:
         raise InspectorError(f"export: cannot write {path}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.writelines(chunks)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise InspectorError(f"export: cannot write {path}: {exc.strerror}") from None
-        raise

@@ -13,9 +13,6 @@ Saving checks the edited scenario with the core first (``ScenarioError``: the sa
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +24,7 @@ from tomlkit.items import AoT, Comment, Item, Table, Whitespace
 from tomlkit.toml_document import TOMLDocument
 
 from inspector.core.errors import ScenarioError
+from inspector.core.files import write_atomically
 from inspector.core.loading import split_ref
 from inspector.core.scenario import Scenario, scenario_from_dict
 from inspector.editing.toml_values import inline_item
@@ -309,20 +307,7 @@ class ScenarioDocument:
 
 
 def _write_atomically(target: Path, text: str) -> None:
-    folder = target.resolve().parent
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        write_atomically(target, [text.encode("utf-8")])
     except OSError as exc:
-        raise ScenarioError(f"{target}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(text.encode("utf-8"))
-            out.flush()
-            os.fsync(out.fileno())
-        if target.exists():
-            shutil.copymode(target, tmp)
-        os.replace(tmp, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         raise ScenarioError(f"{target}: cannot write: {exc.strerror or exc}") from None
