@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.revalidation import RevalidationResult
-from inspector.commands.revalidate import format_matrix
+from inspector.commands.revalidate import accepted_text, format_matrix
 from inspector.core.revalidate import Revalidation
 
 Index = QModelIndex | QPersistentModelIndex
@@ -74,10 +74,6 @@ def flip_rows(result: Revalidation) -> list[FlipRow]:
     ]
 
 
-def _accepted(step: int | None) -> str:
-    return f"step {step}" if step is not None else "none"
-
-
 def _flips(count: int) -> str:
     return f"{count} flip{'s' * (count != 1)}" if count else "no verdict flips"
 
@@ -89,8 +85,8 @@ def summary_line(result: RevalidationResult) -> str:
         run = result.runs[0]
         return (
             f"{_flips(len(run.flips))} in run {run.run_id} · {run.outputs} output(s) re-judged, "
-            f"no model call · accepted output: {_accepted(run.accepted_before)} as recorded, "
-            f"{_accepted(run.accepted_after)} now"
+            f"no model call · accepted output: {accepted_text(run.accepted_before)} as recorded, "
+            f"{accepted_text(run.accepted_after)} now"
         )
     runs = len(result.runs)
     flipped = sum(1 for r in result.runs if r.flips)

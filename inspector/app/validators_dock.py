@@ -315,11 +315,9 @@ class ValidatorsDock(QWidget):
     def _show_problems(self) -> None:
         path = self.python_editor.path()
         result = self._result
-        problems = result.problems.get(path.resolve(), []) if result and path else []
-        if problems:
-            self.python_editor.show_problems(problems)
-        else:
-            self.python_editor.clear_problems()
+        self.python_editor.show_problems(
+            result.problems.get(path.resolve(), []) if result and path else []
+        )
 
     def _set_flips_title(self, flips: int | None) -> None:
         self.flips_title.setText("<b>Flips</b>" if flips is None else f"<b>Flips ({flips})</b>")

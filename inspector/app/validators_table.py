@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.scenario_files import ask_copy_path, save_document, scenario_file
+from inspector.app.tools_editor import error_label
 from inspector.app.validator_rows import (
     KIND,
     KINDS,
@@ -48,7 +49,6 @@ from inspector.core.errors import ScenarioError
 from inspector.editing import ScenarioDocument
 
 _Index = QModelIndex | QPersistentModelIndex
-ERROR_STYLE = "color: #d1242f;"
 _INVALID_EDITOR = "QLineEdit { background: rgba(209, 36, 47, 0.22); }"  # see INVALID_BACKGROUND
 
 
@@ -133,11 +133,8 @@ class ValidatorsTable(QWidget):
         self.down_button = QPushButton("Move down", self)
         self.save_button = QPushButton("Save", self)
         self.save_button.setToolTip("Write the validators to the scenario file (Ctrl+S)")
-        self.error_label = QLabel(self)
+        self.error_label = error_label(self)
         self.error_label.setObjectName("validatorsError")
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(ERROR_STYLE)
-        self.error_label.hide()
 
         buttons = QHBoxLayout()
         for button in (self.add_button, self.remove_button, self.up_button, self.down_button):

@@ -65,7 +65,8 @@ def _verdict(status: str, name: str, reason: str) -> str:
     return f"{VERDICT_MARK[status]} {name}" + (f": {reason}" if status != "pass" and reason else "")
 
 
-def _accepted(step: int | None) -> str:
+def accepted_text(step: int | None) -> str:
+    """Which step's output was accepted: ``step 4``, or ``none``."""
     return f"step {step}" if step is not None else "none"
 
 
@@ -86,8 +87,8 @@ def format_result(result: Revalidation) -> str:
     else:
         lines.append("no verdict flips")
     lines.append(
-        f"accepted output: {_accepted(result.accepted_before)} as recorded, "
-        f"{_accepted(result.accepted_after)} now"
+        f"accepted output: {accepted_text(result.accepted_before)} as recorded, "
+        f"{accepted_text(result.accepted_after)} now"
     )
     return "\n".join(lines)
 
@@ -123,7 +124,7 @@ def format_matrix(table: Matrix) -> str:
 
 def _matrix(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.errors import InspectorError, ScenarioError
-    from inspector.core.revalidate import matrix, matrix_row
+    from inspector.core.revalidate import error_row, matrix, matrix_row
     from inspector.store import Store
 
     rows: list[MatrixRow] = []
@@ -138,9 +139,9 @@ def _matrix(args: argparse.Namespace, out: TextIO) -> int:
             except ScenarioError as exc:
                 if args.validators is not None:
                     raise  # the file is at fault, not this run
-                rows.append(_error_row(summary.run_id, summary.started_at, summary.status, exc))
+                rows.append(error_row(summary.run_id, summary.started_at, summary.status, str(exc)))
             except InspectorError as exc:  # e.g. a run still being recorded
-                rows.append(_error_row(summary.run_id, summary.started_at, summary.status, exc))
+                rows.append(error_row(summary.run_id, summary.started_at, summary.status, str(exc)))
     table = matrix(args.scenario, rows)
     if args.json:
         json.dump(table.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
@@ -149,12 +150,6 @@ def _matrix(args: argparse.Namespace, out: TextIO) -> int:
         out.write(format_matrix(table) + "\n")
     ok = all(r.error is None and r.passed_after for r in table.rows)
     return EXIT_OK if ok else EXIT_FAILED
-
-
-def _error_row(run_id: str, started_at: str, status: str, exc: Exception) -> MatrixRow:
-    from inspector.core.revalidate import error_row
-
-    return error_row(run_id, started_at, status, str(exc))
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
