@@ -10,8 +10,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 from inspector.core.records import VERDICT_MARK
 from inspector.reports.compare import Comparison, FieldDiff, Outcome, StepCell, StepRow
-from inspector.reports.compare_text import divergence_lines, show
-from inspector.reports.labels import forced_label
+from inspector.reports.compare_text import divergence_what, show, step_marks
 
 _Index = QModelIndex | QPersistentModelIndex
 RowKind = Literal["policy", "scenario", "outcome", "step"]
@@ -31,8 +30,7 @@ def divergence_reason(comparison: Comparison) -> str:
     divergence = comparison.divergence
     if divergence is None:
         return "No divergence: every step sent and received the same in every run."
-    what = divergence_lines(divergence)[0].removeprefix("  ↳ first divergence: ")
-    return f"First divergence at step {divergence.index}: {what}"
+    return f"First divergence at step {divergence.index}: {divergence_what(divergence)}"
 
 
 def step_text(cell: StepCell | None) -> str:
@@ -47,7 +45,7 @@ def step_text(cell: StepCell | None) -> str:
 
 
 def marks(cell: StepCell) -> list[str]:
-    return [m for m in ("cleared" if cell.cleared else "", forced_label(cell.forced)) if m]
+    return step_marks(cell.cleared, cell.forced)
 
 
 def step_tooltip(cell: StepCell | None, index: int) -> str:

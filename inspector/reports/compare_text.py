@@ -137,18 +137,27 @@ def _verdict_text(cell: StepCell, validator: str) -> str:
     return f"{verdict.status}: {verdict.reason}" if verdict.reason else verdict.status
 
 
+def step_marks(cleared: bool, forced: Forced | None) -> list[str]:
+    """A step's markers: ``cleared`` and how the loop forced its request."""
+    return [p for p in ("cleared" if cleared else "", forced_label(forced)) if p]
+
+
 def _marks(cleared: bool, forced: Forced | None) -> str:
-    return " ".join(p for p in ("cleared" if cleared else "", forced_label(forced)) if p)
+    return " ".join(step_marks(cleared, forced))
 
 
-def divergence_lines(divergence: Divergence, width: int = 100) -> list[str]:
-    """Where the runs part ways, and each run's value of the first differing part."""
-    what = {
+def divergence_what(divergence: Divergence) -> str:
+    """What differs first, in words: ``the requests differ at messages[3]``."""
+    return {
         "request": f"the requests differ at {divergence.field}",
         "response": f"the responses differ in {divergence.field}",
         "steps": "only some runs got this far",
     }[divergence.aspect]
-    lines = [f"  ↳ first divergence: {what}"]
+
+
+def divergence_lines(divergence: Divergence, width: int = 100) -> list[str]:
+    """Where the runs part ways, and each run's value of the first differing part."""
+    lines = [f"  ↳ first divergence: {divergence_what(divergence)}"]
     for position, value in enumerate(divergence.values, start=1):
         lines.append(_clip(f"      run {position}: {_message_text(value)}", width))
     return lines
