@@ -318,10 +318,12 @@ class MainWindow(QMainWindow):
         except InspectorError as exc:
             self.policy.set_scenario(None)
             self.scenario_editor.set_scenario(ref, None)  # shows the file, to fix it in place
+            self.validators.set_scenario(ref)  # says why, where the validators would be
             self.message_bar.show_message("error", str(exc))
             return
         self.policy.set_scenario(scenario)
         self.scenario_editor.set_scenario(ref, scenario)
+        self.validators.set_scenario(ref, scenario)
         self.status.show_identity(scenario.model.provider, scenario.model.name)
         self.setWindowTitle(f"{scenario.name} — {TITLE}")
 

@@ -147,8 +147,9 @@ class ValidatorsDock(QWidget):
     def is_demo(self) -> bool:
         return self._ref is not None and self._ref.startswith(DEMO_PREFIX)
 
-    def set_scenario(self, ref: str | None) -> None:
-        """Shows the validators of scenario ``ref`` (a path or ``demo:NAME``; None: none)."""
+    def set_scenario(self, ref: str | None, scenario: Scenario | None = None) -> None:
+        """Shows the validators of scenario ``ref`` (a path or ``demo:NAME``; None: none);
+        ``scenario``: ``ref`` already loaded (else it is read here)."""
         if ref != self._ref:
             self._created = []
             self._result = None
@@ -159,7 +160,9 @@ class ValidatorsDock(QWidget):
         self._ref = ref
         self._scenario = None
         error = ""
-        if ref is not None:
+        if scenario is not None:
+            self._scenario = scenario
+        elif ref is not None:
             try:
                 self._scenario = resolve_scenario(ref)
             except InspectorError as exc:
@@ -370,6 +373,5 @@ def install_validators_dock(window: MainWindow) -> ValidatorsDock:
     )
     window.tabifyDockWidget(window.policy_dock, dock)
     window.view_menu.addAction(dock.toggleViewAction())
-    window.library.scenarioChosen.connect(panel.set_scenario)
     panel.dock = dock
     return panel
