@@ -207,13 +207,16 @@ class ScenarioEditor(QWidget):
         finally:
             self._filling = False
 
-    def _update_heading(self, scenario: Scenario | None = None) -> None:
+    def _update_heading(
+        self, scenario: Scenario | None = None, edited_now: bool | None = None
+    ) -> None:
         if self._path is None:
             self.heading.setText("No scenario selected" if self._ref is None else self._ref)
             return
         name = scenario.name if scenario is not None else self._data.get("name", self._source)
         demo = " — built-in demo: saving makes a copy" if self._read_only else ""
-        edited = " (edited, not saved)" if self.is_edited() else ""
+        is_edited = self.is_edited() if edited_now is None else edited_now
+        edited = " (edited, not saved)" if is_edited else ""
         self.heading.setText(f"{name} · {self._source}{demo}{edited}")
 
     # ---- the edits -------------------------------------------------------------------------
@@ -253,12 +256,15 @@ class ScenarioEditor(QWidget):
     def errors(self) -> dict[str, str]:
         """``field → message`` for every edit that cannot run: JSON that does not parse, a
         removal only a save can make, and the core's verdict on the edited scenario."""
+        return self._errors(self.edits())
+
+    def _errors(self, now: ScenarioEdits) -> dict[str, str]:
         if self._path is None:
             return {}
         found = dict(self.tools.errors())
         if self._schema_error:
             found[OUTPUT_SCHEMA] = self._schema_error
-        found.update(overrides(self._base, self.edits())[1])
+        found.update(overrides(self._base, now)[1])
         if self._problem:
             found["scenario"] = self._problem
         return found
@@ -266,10 +272,14 @@ class ScenarioEditor(QWidget):
     def _on_changed(self) -> None:
         if self._filling:
             return
-        self._check()
-        self._update_heading()
+        edited = self._check()
+        self._update_heading(edited_now=bool(edited))
 
-    def _check(self) -> None:
+    def _check(self) -> dict[str, Any]:
+        """Shows what cannot run (as the user types); returns the edits against the file (the
+        editor's values read once per keystroke, not once per question)."""
+        now = self.edits()
+        edited = changes(self._base, now)
         try:
             parse_schema(self.output.toPlainText())
             self._schema_error = ""
@@ -279,17 +289,18 @@ class ScenarioEditor(QWidget):
         self.output_error.setVisible(bool(self._schema_error))
         self._problem = ""
         if self._path is not None:
-            data = apply_changes(copy.deepcopy(self._data), changes(self._base, self.edits()))
+            data = apply_changes(copy.deepcopy(self._data), edited)
             try:
                 scenario_from_dict(data, source=self._source, base_dir=self._path.parent)
             except ScenarioError as exc:
                 self._problem = str(exc)
         # On top, where it is seen whatever the scroll position: the first thing to fix.
-        first = next(iter(self.errors().items()), None)
+        first = next(iter(self._errors(now).items()), None)
         if first is None:
             self._show_problem("")
         else:
             self._show_problem(first[1] if first[0] == "scenario" else f"{first[0]}: {first[1]}")
+        return edited
 
     def _show_problem(self, text: str) -> None:
         self.problem_label.setText(text)

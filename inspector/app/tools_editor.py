@@ -214,9 +214,15 @@ class ToolsEditor(QWidget):
         return row if 0 <= row < len(self._tools) else -1
 
     def _set(self, key: str, value: Any) -> None:
+        if self._store(key, value):
+            self.changed.emit()
+
+    def _store(self, key: str, value: Any) -> bool:
+        """Puts ``value`` in the current tool (None removes the key); False when there is none
+        or the form is being filled. Callers say ``changed`` once per edit."""
         row = self._current()
         if self._filling or row < 0:
-            return
+            return False
         if value is None:
             self._tools[row].pop(key, None)
         else:
@@ -225,9 +231,9 @@ class ToolsEditor(QWidget):
             item = self.list.item(row)
             if item is not None:
                 item.setText(str(value))
-        self.changed.emit()
+        return True
 
-    def _json_field(self, key: str, text: str, parse: Any) -> None:
+    def _json_field(self, key: str, text: str, parse: Any, *, notify: bool = True) -> None:
         row = self._current()
         if self._filling or row < 0:
             return
@@ -238,9 +244,10 @@ class ToolsEditor(QWidget):
             bad[key] = (str(exc), text)
         else:
             bad.pop(key, None)
-            self._set(key, value)
+            self._store(key, value)
         self._show_errors(bad)
-        self.changed.emit()
+        if notify:
+            self.changed.emit()
 
     def _parameters_edited(self) -> None:
         self._json_field("parameters", self.parameters.toPlainText(), parse_schema)
@@ -258,9 +265,9 @@ class ToolsEditor(QWidget):
         if uses_function:
             self._tools[row].pop("result", None)
             self._bad[row].pop("result", None)
-            self._set("function", self.function.text() or None)
+            self._store("function", self.function.text() or None)
         else:
             self._tools[row].pop("function", None)
-            self._result_edited()
+            self._json_field("result", self.result.toPlainText(), parse_result, notify=False)
         self._show_errors(self._bad[row])
         self.changed.emit()
