@@ -13,6 +13,7 @@ User presets live in ``$AGENT_INSPECTOR_PRESETS``, else ``<user config dir>/pres
 
 from __future__ import annotations
 
+import functools
 import os
 import tomllib
 from dataclasses import dataclass
@@ -54,8 +55,14 @@ def presets_dir() -> Path:
 
 
 def built_in_presets() -> list[PolicyPreset]:
+    return list(_built_in_presets())
+
+
+@functools.cache
+def _built_in_presets() -> tuple[PolicyPreset, ...]:
+    """Shipped with the app, so read once (each save checks the name against them)."""
     found = sorted((resources_dir() / "presets").glob(f"*{SUFFIX}"))
-    return [PolicyPreset(_declared_name(p), p, built_in=True) for p in found]
+    return tuple(PolicyPreset(_declared_name(p), p, built_in=True) for p in found)
 
 
 def user_presets() -> list[PolicyPreset]:
