@@ -9,7 +9,9 @@ comments. A built-in demo is saved as a copy. The model and provider are the Pol
 
 from __future__ import annotations
 
+import contextlib
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,9 +44,10 @@ from inspector.app.scenario_edits import (
 )
 from inspector.app.scenario_files import ask_copy_path, save_document, scenario_file
 from inspector.app.tools_editor import ToolsEditor, error_label, text_box
-from inspector.core.errors import ScenarioError
+from inspector.core.errors import InspectorError, ScenarioError
 from inspector.core.scenario import Scenario, scenario_from_dict
 from inspector.editing import ScenarioDocument
+from inspector.resources import resolve_scenario
 
 if TYPE_CHECKING:
     from inspector.app.main_window import MainWindow
@@ -72,6 +75,8 @@ class ScenarioEditor(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # Model settings saved with the scenario (install_scenario_editor: the Policy tab's).
+        self.model_edits: Callable[[], dict[str, Any]] = dict
         self._ref: str | None = None
         self._path: Path | None = None
         self._source = ""
@@ -87,7 +92,10 @@ class ScenarioEditor(QWidget):
         self.heading = QLabel("No scenario selected", self)
         self.heading.setWordWrap(True)
         self.heading.setTextFormat(Qt.TextFormat.PlainText)
-        note = QLabel("Model and provider: Policy tab. Validators: the validators table.", self)
+        note = QLabel(
+            "Model and provider: Policy tab (saved with these). Validators: the validators table.",
+            self,
+        )
         note.setWordWrap(True)
         note.setEnabled(False)  # greyed: a hint, not a field
         self.problem_label = error_label(self)
@@ -340,6 +348,8 @@ class ScenarioEditor(QWidget):
                 self.tools.origins() if same_tools else [None] * len(self.tools.tools())
             )
             write_changes(doc, changes(self._base, self.edits()), origins)
+            for field, value in self.model_edits().items():  # the Policy tab's model settings
+                doc.set(f"model.{field}", value)
             written = save_document(doc, self._read_only, target)
             scenario = doc.validate()
         except ScenarioError as exc:
@@ -357,6 +367,12 @@ class ScenarioEditor(QWidget):
 def install_scenario_editor(window: MainWindow) -> tuple[ScenarioEditor, QDockWidget]:
     """Adds the "Scenario" dock, tabbed with the Policy dock, and its View menu entry."""
     editor = ScenarioEditor()
+    model_form = window.policy.model_form
+    editor.model_edits = lambda: {
+        name: value
+        for name, value in model_form.values().items()
+        if value is not None and value != model_form.base.get(name)
+    }
     dock = window._dock("Scenario", "scenarioDock", editor, Qt.DockWidgetArea.RightDockWidgetArea)
     window.tabifyDockWidget(window.policy_dock, dock)
     window.detail_dock.raise_()
@@ -364,6 +380,9 @@ def install_scenario_editor(window: MainWindow) -> tuple[ScenarioEditor, QDockWi
 
     def saved(path: str) -> None:
         window.message_bar.show_message("info", f"Saved {path}")
+        if window.policy.scenario is not None:  # the model settings are the file's now
+            with contextlib.suppress(InspectorError):
+                model_form.set_base(resolve_scenario(path).model)
         if window.library.current_scenario() != editor.ref:
             window.library.select_scenario(path)  # a demo's copy: the library shows it next
 

@@ -295,3 +295,19 @@ def test_ctrl_s_in_the_editor_saves_and_the_library_keeps_the_path(
     assert 'system = "Be very kind."  # beside the system prompt' in path.read_text()
     assert window.library.current_scenario() == str(path)
     assert window.message_bar.text.text() == f"Saved {path}"
+
+
+def test_model_settings_edited_in_the_policy_tab_are_saved_with_the_scenario(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    path = _scenario(tmp_path)
+    window.library.select_scenario(str(path))
+    window.policy.model_form.set_values({"name": "llama3.2", "temperature": 0.5})
+    assert window.policy.overrides() == ['model.name="llama3.2"', "model.temperature=0.5"]
+    with qtbot.waitSignal(window.scenario_editor.saved):
+        assert window.scenario_editor.save()
+    text = path.read_text(encoding="utf-8")
+    saved = tomllib.loads(text)["model"]
+    assert saved["name"] == "llama3.2" and saved["temperature"] == 0.5
+    assert "[model]" in text and text.count("#") == SCENARIO.count("#")  # comments kept
+    assert window.policy.overrides() == []  # the panel's model settings are the file's now
