@@ -5,9 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export QT_QPA_PLATFORM ?= offscreen
 
-# Debian libraries Qt's offscreen platform links against (see shared/NOTES-QT.md).
+# Debian libraries Qt's offscreen platform links against (see shared/NOTES-QT.md), then what
+# its desktop (xcb) platform plugin needs on top, and Xvfb, which the suite uses to start the
+# real window on xcb (tests/e2e/test_desktop_window.py) so a missing library fails CI.
 QT_DEBS := libgl1 libegl1 libxcb1 libfontconfig1 libglib2.0-0 libdbus-1-3 libxkbcommon0 \
            libgssapi-krb5-2 fonts-dejavu-core
+XCB_DEBS := libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-render-util0 \
+            libxcb-render0 libxcb-shape0 libxcb-util1 libxcb-xkb1 libxkbcommon-x11-0 \
+            libxcb-randr0 libxcb-xfixes0 libxcb-sync1 libxcb-shm0 libx11-xcb1 xvfb
 
 .PHONY: run test test-local local-model lint typecheck bench setup system-deps clean \
         package package-test
@@ -23,7 +28,7 @@ $(STAMP): pyproject.toml
 
 # Installs what Qt needs when it is missing and we may (root with apt-get); otherwise says what is missing.
 system-deps:
-	@missing=""; for p in $(QT_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(QT_DEBS) $(XCB_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -z "$$missing" ] || ! command -v dpkg >/dev/null; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "installing Qt system libraries:$$missing"; \
@@ -32,11 +37,11 @@ system-deps:
 
 # The window on a real display: the offscreen default above is for tests, so drop it unless
 # QT_QPA_PLATFORM came from the caller's environment.
-run: $(STAMP)
+run: system-deps $(STAMP)
 	$(if $(filter environment,$(origin QT_QPA_PLATFORM)),,env -u QT_QPA_PLATFORM) \
 	  $(BIN)/agent-inspector gui demo:retry-feedback
 
-test: $(STAMP)
+test: system-deps $(STAMP)
 	$(BIN)/ruff check inspector tests bench
 	$(BIN)/ruff format --check inspector tests bench
 	$(BIN)/lint-imports

@@ -55,8 +55,24 @@ def choose_platform(*, headless_output: bool) -> None:
     )
 
 
+def check_desktop_libraries() -> None:
+    """Qt aborts with a misleading message when its xcb plugin misses a system library: say
+    which ones, and how to install them, in one line instead."""
+    from inspector.desktop_libraries import (
+        missing_libraries_message,
+        missing_xcb_libraries,
+        uses_xcb,
+    )
+
+    if uses_xcb():
+        missing = missing_xcb_libraries()
+        if missing:
+            raise InspectorError(missing_libraries_message(missing))
+
+
 def main(args: argparse.Namespace, out: TextIO) -> int:
     choose_platform(headless_output=bool(args.screenshot or args.self_test))
+    check_desktop_libraries()
     from inspector.app.app import run_gui  # Qt is loaded only when the window is wanted
 
     return run_gui(args.scenario, args.db, screenshot=args.screenshot, self_test=args.self_test)
