@@ -27,7 +27,7 @@ from inspector.core.errors import InspectorError
 from inspector.core.files import write_atomically
 from inspector.core.policy import Policy
 from inspector.resources import resources_dir
-from inspector.store.locations import APP_NAME
+from inspector.locations import APP_NAME
 
 ENV_VAR = "AGENT_INSPECTOR_PRESETS"
 SUFFIX = ".toml"
