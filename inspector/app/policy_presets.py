@@ -20,16 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
+from inspector import locations
 from inspector.app.form_fields import field_errors, toml_literal
 from inspector.core.errors import InspectorError
 from inspector.core.files import write_atomically
 from inspector.core.policy import Policy
 from inspector.resources import resources_dir
-from inspector.locations import APP_NAME
 
-ENV_VAR = "AGENT_INSPECTOR_PRESETS"
+ENV_VAR = locations.PRESETS_ENV
 SUFFIX = ".toml"
 MAX_NAME_LENGTH = 100
 
@@ -48,10 +46,7 @@ class PolicyPreset:
 
 def presets_dir() -> Path:
     """Where user presets are saved (not created here: only saving creates it)."""
-    from_env = os.environ.get(ENV_VAR, "")
-    if from_env:
-        return Path(from_env).expanduser()
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / "presets"
+    return locations.presets_dir()
 
 
 def built_in_presets() -> list[PolicyPreset]:
