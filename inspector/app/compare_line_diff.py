@@ -19,9 +19,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QStyle, QVBoxLayout, QWidget
 
-from inspector.app.compare_lines import DiffKind, LineDiff
 from inspector.app.json_view import is_dark, monospace_font
 from inspector.app.timeline_delegate import mix
+from inspector.reports.compare_lines import DiffKind, LineDiff
 
 # kind: (light, dark) background
 DIFF_COLOURS: dict[str, tuple[str, str]] = {

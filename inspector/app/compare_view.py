@@ -31,10 +31,10 @@ from inspector.app.compare_item_model import (
     divergence_reason,
 )
 from inspector.app.compare_line_diff import LineDiffView
-from inspector.app.compare_lines import LineDiff, diff_requests, rewrapped
 from inspector.app.runs_item_model import started_text
 from inspector.core.records import RunRecord, StepRequest
 from inspector.reports.compare import Comparison, compare_runs, step_at
+from inspector.reports.compare_lines import LineDiff, diff_requests, rewrapped
 
 EMPTY_TEXT = (
     "Select 2–4 runs of one turn in the runs list (Ctrl+click, Shift+click) and choose "

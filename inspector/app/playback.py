@@ -23,15 +23,15 @@ from PySide6.QtWidgets import QBoxLayout, QStyle
 
 from inspector.app.latest_read import LatestRead
 from inspector.app.playback_bar import PlaybackBar
-from inspector.app.playback_schedule import (
+from inspector.core.events import RunFinished, RunStarted
+from inspector.core.live import LiveRun
+from inspector.core.records import RunRecord, Usage
+from inspector.reports.playback_schedule import (
     DEFAULT_SPEED,
     Schedule,
     position_text,
     speed_factor,
 )
-from inspector.core.events import RunFinished, RunStarted
-from inspector.core.live import LiveRun
-from inspector.core.records import RunRecord, Usage
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
 from inspector.store import RunStillRecording, Store
 

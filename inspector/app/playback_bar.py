@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.app.playback_schedule import DEFAULT_SPEED, SPEEDS
+from inspector.reports.playback_schedule import DEFAULT_SPEED, SPEEDS
 
 
 class PlaybackBar(QFrame):

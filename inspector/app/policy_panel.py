@@ -31,7 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.app.form_fields import (
+from inspector.app.policy_preset_bar import PolicyPresetBar
+from inspector.core.policy import Policy
+from inspector.core.scenario import ModelConfig, Scenario
+from inspector.editing.form_fields import (
     SPIN_LIMIT,
     FieldSpec,
     field_errors,
@@ -41,15 +44,12 @@ from inspector.app.form_fields import (
     toml_literal,
     unset_fields,
 )
-from inspector.app.policy_preset_bar import PolicyPresetBar
-from inspector.app.provider_presets import (
+from inspector.editing.provider_presets import (
     ProviderPreset,
     matching_preset,
     preset_values,
     presets,
 )
-from inspector.core.policy import Policy
-from inspector.core.scenario import ModelConfig, Scenario
 
 # Request headers may carry credentials: they stay in the scenario file, out of the form.
 MODEL_FIELDS_NOT_EDITED = ("headers",)

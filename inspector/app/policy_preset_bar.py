@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.app.policy_presets import (
+from inspector.editing.policy_presets import (
     PolicyPreset,
     PresetError,
     all_presets,

@@ -19,11 +19,11 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QCheckBox, QStyle
 
-from inspector.app.form_fields import overrides
 from inspector.app.message_bar import Level
 from inspector.core.events import RunStarted
 from inspector.core.records import RunRecord
 from inspector.core.scenario import ModelConfig
+from inspector.editing.form_fields import overrides
 from inspector.providers.replay import ReplayProvider
 
 if TYPE_CHECKING:

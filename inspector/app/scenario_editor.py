@@ -31,7 +31,12 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.messages_editor import MessagesEditor
-from inspector.app.scenario_edits import (
+from inspector.app.scenario_files import ask_copy_path, save_document, scenario_file
+from inspector.app.tools_editor import ToolsEditor, error_label, text_box
+from inspector.core.errors import InspectorError, ScenarioError
+from inspector.core.scenario import Scenario, scenario_from_dict
+from inspector.editing import ScenarioDocument
+from inspector.editing.scenario_edits import (
     OUTPUT_SCHEMA,
     ScenarioEdits,
     apply_changes,
@@ -42,11 +47,6 @@ from inspector.app.scenario_edits import (
     with_changes,
     write_changes,
 )
-from inspector.app.scenario_files import ask_copy_path, save_document, scenario_file
-from inspector.app.tools_editor import ToolsEditor, error_label, text_box
-from inspector.core.errors import InspectorError, ScenarioError
-from inspector.core.scenario import Scenario, scenario_from_dict
-from inspector.editing import ScenarioDocument
 from inspector.resources import resolve_scenario
 
 if TYPE_CHECKING:

@@ -34,7 +34,6 @@ from inspector.app.chat_bubbles import (
     tag,
 )
 from inspector.app.json_view import JsonView, is_dark, json_html
-from inspector.app.timeline_cells import forced_markers
 from inspector.app.timeline_delegate import status_colour
 from inspector.core.events import (
     Event,
@@ -49,6 +48,7 @@ from inspector.core.events import (
 )
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import Step
+from inspector.reports.timeline_cells import forced_markers
 
 TAB_NAMES = ("Model saw", "Response", "Verdicts", "Feedback injected", "Raw")
 MODEL_SAW, RESPONSE, VERDICTS, FEEDBACK, RAW = range(len(TAB_NAMES))

@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.json_view import is_dark
-from inspector.app.timeline_cells import flip_chip
 from inspector.app.timeline_item_model import Column, TimelineRole
 from inspector.core.records import VERDICT_MARK, Verdict
+from inspector.reports.timeline_cells import flip_chip
 
 Index = QModelIndex | QPersistentModelIndex
 

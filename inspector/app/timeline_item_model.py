@@ -29,14 +29,6 @@ from PySide6.QtCore import (
     Qt,
 )
 
-from inspector.app.timeline_cells import (
-    CLEARED_TIP,
-    FLIP_LABEL,
-    flip_line,
-    forced_markers,
-    output_preview,
-    verdict_line,
-)
 from inspector.core.events import (
     AttemptCleared,
     Event,
@@ -50,6 +42,14 @@ from inspector.core.events import (
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import step_kind
 from inspector.core.revalidate import Flip
+from inspector.reports.timeline_cells import (
+    CLEARED_TIP,
+    FLIP_LABEL,
+    flip_line,
+    forced_markers,
+    output_preview,
+    verdict_line,
+)
 
 Index = QModelIndex | QPersistentModelIndex
 

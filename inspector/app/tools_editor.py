@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.app.scenario_edits import json_text, parse_result, parse_schema, result_text
+from inspector.editing.scenario_edits import json_text, parse_result, parse_schema, result_text
 
 DEFAULT_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 ERROR_STYLE = "color: #d1242f;"

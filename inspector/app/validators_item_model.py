@@ -14,7 +14,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
-from inspector.app.validator_rows import (
+from inspector.editing.validator_rows import (
     COLUMNS,
     RowProblem,
     ValidatorRow,

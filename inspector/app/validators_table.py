@@ -36,7 +36,10 @@ from PySide6.QtWidgets import (
 
 from inspector.app.scenario_files import ask_copy_path, save_document, scenario_file
 from inspector.app.tools_editor import error_label
-from inspector.app.validator_rows import (
+from inspector.app.validators_item_model import ValidatorsItemModel
+from inspector.core.errors import ScenarioError
+from inspector.editing import ScenarioDocument
+from inspector.editing.validator_rows import (
     KIND,
     KINDS,
     PARAMETERS,
@@ -44,9 +47,6 @@ from inspector.app.validator_rows import (
     WHEN_CHOICES,
     ValidatorRow,
 )
-from inspector.app.validators_item_model import ValidatorsItemModel
-from inspector.core.errors import ScenarioError
-from inspector.editing import ScenarioDocument
 
 _Index = QModelIndex | QPersistentModelIndex
 _INVALID_EDITOR = "QLineEdit { background: rgba(209, 36, 47, 0.22); }"  # see INVALID_BACKGROUND

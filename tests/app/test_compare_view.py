@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QImage, QPalette
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from inspector.app import compare_lines, compare_window
+from inspector.app import compare_window
 from inspector.app.app import save_screenshot
 from inspector.app.compare_item_model import (
     CELL_ROLE,
@@ -27,11 +27,12 @@ from inspector.app.compare_item_model import (
     CompareItemModel,
 )
 from inspector.app.compare_line_diff import diff_colour
-from inspector.app.compare_lines import align, diff_requests, request_lines, rewrapped
 from inspector.app.compare_view import CompareView
 from inspector.app.main_window import MainWindow
 from inspector.core.records import RunRecord
+from inspector.reports import compare_lines
 from inspector.reports.compare import StepCell, compare_runs
+from inspector.reports.compare_lines import align, diff_requests, request_lines, rewrapped
 from tests.app.conftest import streaming_scenario
 from tests.app.test_screenshots import not_blank
 from tests.unit.demo_runs import demo_record

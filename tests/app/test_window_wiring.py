@@ -21,16 +21,16 @@ from inspector.app.about import AboutDialog
 from inspector.app.local_model_control import failure_message
 from inspector.app.main_window import MainWindow
 from inspector.app.policy_panel import PolicyPanel
-from inspector.app.provider_presets import (
+from inspector.app.provider_settings import ProviderSettingsDialog
+from inspector.app.runner import InspectorEventLoop
+from inspector.core.records import RunRecord
+from inspector.editing.provider_presets import (
     LOCAL_MODEL_URL,
     local_preset,
     matching_preset,
     preset_values,
     presets,
 )
-from inspector.app.provider_settings import ProviderSettingsDialog
-from inspector.app.runner import InspectorEventLoop
-from inspector.core.records import RunRecord
 from inspector.resources import resolve_scenario
 from inspector.store import Store
 

@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.app.form_fields import toml_literal
 from inspector.editing import ScenarioDocument
+from inspector.editing.form_fields import toml_literal
 
 SYSTEM, USER, MESSAGES, TOOLS, OUTPUT_SCHEMA = (
     "prompt.system", "prompt.user", "prompt.messages", "tools", "output.schema",

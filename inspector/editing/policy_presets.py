@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from inspector import locations
-from inspector.app.form_fields import field_errors, toml_literal
 from inspector.core.errors import InspectorError
 from inspector.core.files import write_atomically
 from inspector.core.policy import Policy
+from inspector.editing.form_fields import field_errors, toml_literal
 from inspector.resources import resources_dir
 
 ENV_VAR = locations.PRESETS_ENV
