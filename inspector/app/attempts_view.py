@@ -40,6 +40,7 @@ from inspector.app.timeline_delegate import status_colour, verdict_label
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Step, step_kind
+from inspector.reports.labels import words
 
 REFRESH_MS = 100
 COLUMN_WIDTH = 300
@@ -119,7 +120,7 @@ def attempt_html(steps: Sequence[Step], dark: bool) -> str:
 def attempt_title(steps: Sequence[Step], dark: bool) -> str:
     last = steps[-1]
     bits = [f"<b>Attempt {last.attempt}</b>"]
-    bits.append(tag(last.status.replace("_", " "), status_colour(last.status, dark).name()))
+    bits.append(tag(words(last.status), status_colour(last.status, dark).name()))
     if any(s.cleared for s in steps):
         bits.append(tag("cleared", muted(dark)))
     return " · ".join(bits)

@@ -19,6 +19,7 @@ from inspector.app.json_view import is_dark
 from inspector.app.timeline_delegate import mix, status_colour
 from inspector.core.records import VERDICT_MARK
 from inspector.reports.compare import Outcome, StepCell
+from inspector.reports.labels import words
 
 Index = QModelIndex | QPersistentModelIndex
 # A run's status in the colour of the step status that means the same.
@@ -48,7 +49,7 @@ def step_pieces(cell: StepCell, text: QColor, muted: QColor, dark: bool) -> list
     pieces += [
         (VERDICT_MARK.get(v.status, "?"), status_colour(v.status, dark)) for v in cell.verdicts
     ]
-    pieces.append((cell.status.replace("_", " "), text))
+    pieces.append((words(cell.status), text))
     pieces.append((f"{cell.input_tokens}→{cell.output_tokens} tok", muted))
     pieces += [(m, status_colour("marker", dark)) for m in marks(cell)]
     return pieces

@@ -11,6 +11,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from inspector.core.records import VERDICT_MARK
 from inspector.reports.compare import Comparison, FieldDiff, Outcome, StepCell, StepRow
 from inspector.reports.compare_text import divergence_what, show, step_marks
+from inspector.reports.labels import why_ended, words
 
 _Index = QModelIndex | QPersistentModelIndex
 RowKind = Literal["policy", "scenario", "outcome", "step"]
@@ -36,7 +37,7 @@ def divergence_reason(comparison: Comparison) -> str:
 def step_text(cell: StepCell | None) -> str:
     if cell is None:
         return ""
-    parts = [f"a{cell.attempt} {cell.status.replace('_', ' ')}"]
+    parts = [f"a{cell.attempt} {words(cell.status)}"]
     if cell.verdicts:
         parts.append("".join(VERDICT_MARK.get(v.status, "?") for v in cell.verdicts))
     parts.append(f"in {cell.input_tokens} · out {cell.output_tokens}")
@@ -51,7 +52,7 @@ def marks(cell: StepCell) -> list[str]:
 def step_tooltip(cell: StepCell | None, index: int) -> str:
     if cell is None:
         return f"This run never reached step {index}."
-    lines = [f"step {index}, attempt {cell.attempt}: {cell.status.replace('_', ' ')}"]
+    lines = [f"step {index}, attempt {cell.attempt}: {words(cell.status)}"]
     if cell.tool_calls:
         lines.append("calls " + ", ".join(cell.tool_calls))
     for verdict in cell.verdicts:
@@ -68,9 +69,7 @@ def step_tooltip(cell: StepCell | None, index: int) -> str:
 
 
 def termination_text(outcome: Outcome) -> str:
-    if outcome.fallback_trigger:
-        return f"{outcome.fallback_trigger} → {outcome.termination}".replace("_", " ")
-    return (outcome.termination or "—").replace("_", " ")
+    return words(why_ended(outcome.termination, outcome.fallback_trigger)) or "—"
 
 
 def outcome_text(outcome: Outcome) -> str:

@@ -48,6 +48,7 @@ from inspector.core.errors import InspectorError
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
+from inspector.reports.labels import outcome
 from inspector.resources import DEMO_PREFIX, demo_names, resolve_scenario
 from inspector.store import RunStillRecording, Store
 
@@ -63,9 +64,7 @@ def run_title(run: LiveRun) -> str:
     if record is None:
         parts.append("running…")
     else:
-        ended = record.status + (
-            f" ({record.termination.replace('_', ' ')})" if record.termination else ""
-        )
+        ended = outcome(record.status, record.termination)
         steps, attempts = len(record.steps), record.budgets.attempts_used
         parts += [
             ended,
@@ -94,8 +93,7 @@ def record_problem(record: RunRecord) -> str | None:
     """What to tell the user about a finished run that did not succeed (None: nothing)."""
     if record.status in ("succeeded", "fallback"):
         return None
-    reason = (record.termination or "").replace("_", " ")
-    text = f"Run {record.run_id} {record.status}" + (f" ({reason})" if reason else "")
+    text = f"Run {record.run_id} {outcome(record.status, record.termination)}"
     return f"{text}: {record.error.message}" if record.error else text
 
 

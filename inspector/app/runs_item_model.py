@@ -7,6 +7,7 @@ from datetime import datetime
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from inspector.app.icons import status_icon
+from inspector.reports.labels import words
 from inspector.store import RunSummary
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -35,7 +36,7 @@ def status_text(run: RunSummary) -> str:
     column, so that a narrow runs list still says why a run ended; "fallback", not
     "fallback · fallback")."""
     if run.termination and run.status != "succeeded" and run.termination != run.status:
-        return f"{run.status} · {run.termination.replace('_', ' ')}"
+        return f"{run.status} · {words(run.termination)}"
     return run.status
 
 
@@ -87,7 +88,7 @@ class RunsItemModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return (
                 f"{run.scenario} · run {run.run_id}\n{run.status}"
-                + (f", ended by {run.termination.replace('_', ' ')}" if run.termination else "")
+                + (f", ended by {words(run.termination)}" if run.termination else "")
                 + f"\n{run.steps} step{'s' * (run.steps != 1)}, {duration_text(run.duration_ms)}"
                 + f"\n{run.provider} / {run.model}"
                 + (f"\n{REPLAY_MARK} replay of {run.replay_of}" if run.replay_of else "")

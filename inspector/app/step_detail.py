@@ -48,6 +48,7 @@ from inspector.core.events import (
 )
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import Step
+from inspector.reports.labels import words
 from inspector.reports.timeline_cells import forced_markers
 
 TAB_NAMES = ("Model saw", "Response", "Verdicts", "Feedback injected", "Raw")
@@ -252,7 +253,7 @@ class StepDetail(QWidget):
         parts = [
             f"<b>Step {live.index}</b>",
             f"attempt {live.attempt}",
-            tag(live.status.replace("_", " "), colour),
+            tag(words(live.status), colour),
         ]
         if live.cleared:
             parts.append(tag("cleared", muted(dark)))
@@ -346,7 +347,7 @@ def request_html(step: Step, dark: bool) -> str:
 
 def response_meta_html(step: Step, dark: bool) -> str:
     response = step.response
-    items = [tag(step.status.replace("_", " "), status_colour(step.status, dark).name())]
+    items = [tag(words(step.status), status_colour(step.status, dark).name())]
     if response is not None:
         items.append(f"finish reason: <b>{html.escape(response.finish_reason or '—')}</b>")
         usage = response.usage

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from inspector.app.json_view import is_dark
 from inspector.app.timeline_item_model import Column, TimelineRole
 from inspector.core.records import VERDICT_MARK, Verdict
+from inspector.reports.labels import words
 from inspector.reports.timeline_cells import flip_chip
 
 Index = QModelIndex | QPersistentModelIndex
@@ -303,7 +304,7 @@ class TimelineDelegate(QStyledItemDelegate):
             )
             x += QFontMetrics(option.font).horizontalAdvance(f"· {rest}") + 8
         status = str(index.data(TimelineRole.STATUS) or "")
-        labels = [status.replace("_", " ")]
+        labels = [words(status)]
         statuses = [status]
         if index.data(TimelineRole.CLEARED):
             labels.append("cleared")

@@ -42,6 +42,7 @@ from inspector.core.events import (
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import step_kind
 from inspector.core.revalidate import Flip
+from inspector.reports.labels import words
 from inspector.reports.timeline_cells import (
     CLEARED_TIP,
     FLIP_LABEL,
@@ -279,7 +280,7 @@ class TimelineItemModel(QAbstractTableModel):
         if column == Column.KIND:
             return step_kind(step) if step is not None else "pending"
         if column == Column.STATUS:
-            return live.status.replace("_", " ")
+            return words(live.status)
         if column == Column.OUTPUT:
             return output_preview(live)
         if column == Column.VERDICTS:

@@ -4,8 +4,11 @@ verdict lines and re-validation flips (the item model and the delegate show them
 from __future__ import annotations
 
 from inspector.core.live import LiveStep
-from inspector.core.records import VERDICT_MARK, Forced, Verdict
+from inspector.core.records import VERDICT_MARK, Verdict
 from inspector.core.revalidate import Flip
+from inspector.reports.labels import forced_markers
+
+__all__ = ["forced_markers"]  # kept here too: the timeline cells' markers
 
 PREVIEW_CHARS = 120
 CLEARED_TIP = "Cleared: a streaming UI showed this rejected output, then removed it."
@@ -20,26 +23,6 @@ def flip_chip(flip: Flip) -> str:
 def flip_line(flip: Flip) -> str:
     """``no_markdown: fail → pass`` ("-": the validator did not judge the step on that side)."""
     return f"{flip.validator}: {flip.before or '-'} → {flip.after or '-'}"
-
-
-def forced_markers(forced: Forced | None) -> list[tuple[str, str]]:
-    """(label, tooltip) per way the loop forced a step's request (B2/B3)."""
-    if forced is None:
-        return []
-    markers = []
-    choice = forced.tool_choice
-    if choice == "none":
-        markers.append(("tools off", "Tools disabled on this step (tool_choice: none)"))
-    elif choice == "required":
-        markers.append(("tool required", "A tool call was required (tool_choice: required)"))
-    elif isinstance(choice, dict):
-        name = str(choice.get("name", "?"))
-        markers.append((f"{name} pinned", f"tool_choice pinned to the {name} tool"))
-    if forced.instruction_appended:
-        markers.append(
-            ("+instruction", "The final-step instruction was appended to the system prompt")
-        )
-    return markers
 
 
 def output_preview(live: LiveStep) -> str:
