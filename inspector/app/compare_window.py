@@ -9,7 +9,6 @@ come back with the Timeline tab."""
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
@@ -19,28 +18,14 @@ from PySide6.QtWidgets import QDockWidget
 from inspector.app.compare_view import CompareView
 from inspector.app.latest_read import LatestRead
 from inspector.core.records import RunRecord
-from inspector.reports.compare import Comparison, compare_runs
-from inspector.store import RunStillRecording, Store
+from inspector.reports.compare import Comparison
+from inspector.workflows.compare import different_scenarios, load_comparison
 
 if TYPE_CHECKING:
     from inspector.app.main_window import MainWindow
 
 MIN_RUNS, MAX_RUNS = 2, 4
 COMPARE_KEYS = "Ctrl+D"
-
-
-def load_comparison(path: Path, run_ids: list[str]) -> tuple[list[RunRecord], Comparison]:
-    """Reads the runs and compares them (on a worker thread, with its own ``Store``)."""
-    with Store.open(path) as store:
-        records = []
-        for run_id in run_ids:
-            try:
-                records.append(store.load(run_id))
-            except RunStillRecording:
-                raise RunStillRecording(
-                    f"Run {run_id} is still recording; compare it once it has finished."
-                ) from None
-    return records, compare_runs(records)
 
 
 def count_problem(run_ids: list[str]) -> str | None:
@@ -116,8 +101,8 @@ class CompareController(QObject):
         records, comparison = loaded
         self.view.show_comparison(records, comparison)
         self.window.centre_tabs.setCurrentWidget(self.view)
-        if len(comparison.scenarios) > 1:
-            names = ", ".join(f"{r.run_id[:8]} is {r.scenario}" for r in records)
+        names = different_scenarios(records, id_chars=8)
+        if names is not None:
             self.window.message_bar.show_message(
                 "warning", f"These runs are not the same turn ({names}): compared anyway."
             )

@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.revalidation import RevalidationResult
-from inspector.commands.revalidate import accepted_text, format_matrix
 from inspector.core.revalidate import Revalidation
+from inspector.reports.revalidate_text import accepted_text, format_matrix
 
 Index = QModelIndex | QPersistentModelIndex
 

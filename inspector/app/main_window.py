@@ -8,7 +8,6 @@ goes to the ``LiveRun`` first, then to the views showing that run.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
@@ -50,7 +49,8 @@ from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
 from inspector.reports.labels import outcome
 from inspector.resources import DEMO_PREFIX, demo_names, resolve_scenario
-from inspector.store import RunStillRecording, Store
+from inspector.store import Store
+from inspector.workflows.runs import load_stored_run
 
 TITLE = "Agent Inspector"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
@@ -74,19 +74,6 @@ def run_title(run: LiveRun) -> str:
         if record.replay_of:
             parts.append(f"replay of {record.replay_of}")
     return " · ".join(parts)
-
-
-def load_stored_run(path: Path, run_id: str) -> LiveRun:
-    """Reads run ``run_id`` and folds it into a ``LiveRun`` (on a worker thread, with its own
-    ``Store``: one per thread). A run another process is still recording: what it has so far."""
-    with Store.open(path) as store:
-        try:
-            return LiveRun.from_record(store.load(run_id))
-        except RunStillRecording:
-            partial = LiveRun()
-            for stored in store.events(run_id):
-                partial.apply(stored.event)
-            return partial
 
 
 def record_problem(record: RunRecord) -> str | None:

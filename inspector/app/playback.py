@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Signal
@@ -25,46 +23,19 @@ from inspector.app.latest_read import LatestRead
 from inspector.app.playback_bar import PlaybackBar
 from inspector.core.events import RunFinished, RunStarted
 from inspector.core.live import LiveRun
-from inspector.core.records import RunRecord, Usage
+from inspector.core.records import Usage
 from inspector.reports.playback_schedule import (
     DEFAULT_SPEED,
     Schedule,
     position_text,
     speed_factor,
 )
-from inspector.reports.synthetic_events import TimedEvent, events_from_record
-from inspector.store import RunStillRecording, Store
+from inspector.workflows.runs import Recording, load_recording
 
 if TYPE_CHECKING:
     from inspector.app.main_window import MainWindow
 
 TICK_BUDGET_S = 0.015  # at "max" speed, yield to the event loop this often
-
-
-@dataclass(frozen=True)
-class Recording:
-    """What a playback plays: a run's events in order and, once it ended, its record."""
-
-    run_id: str
-    events: list[TimedEvent]
-    record: RunRecord | None
-    synthesized: bool  # stored without its event log: rebuilt from the record (one delta a step)
-
-
-def load_recording(path: Path, run_id: str) -> Recording:
-    """Reads run ``run_id``'s events (on a worker thread, with its own ``Store``). A run stored
-    without events (an import) plays the events rebuilt from its record; a run another process
-    is still recording plays what it has so far."""
-    with Store.open(path) as store:
-        try:
-            record: RunRecord | None = store.load(run_id)
-        except RunStillRecording:
-            record = None
-        resolved = record.run_id if record is not None else run_id
-        events = [TimedEvent(s.t_ms, s.event) for s in store.events(resolved)]
-    if not events and record is not None:
-        return Recording(resolved, events_from_record(record), record, synthesized=True)
-    return Recording(resolved, events, record, synthesized=False)
 
 
 class Playback(QObject):

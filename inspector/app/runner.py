@@ -30,9 +30,9 @@ from PySide6.QtWidgets import QApplication
 from inspector.core.errors import InspectorError, last_line
 from inspector.core.events import Event, EventSink, fan_out
 from inspector.core.loop import Turn
-from inspector.core.provider import Provider, close_provider
-from inspector.core.scenario import Scenario
+from inspector.core.provider import close_provider
 from inspector.store import Store
+from inspector.workflows.turns import plan_turn, replay, settle
 
 # Imported on first use by httpx's async transport (70–110 ms, NOTES-QT): done once, off-thread.
 _WARM_UP_MODULES = ("anyio._backends._asyncio",)
@@ -79,13 +79,7 @@ class InspectorEventLoop(qasync.QEventLoop):  # type: ignore[misc]
 
 def _prepare(ref: str, overrides: list[str], sink: EventSink) -> Turn:
     """Loads the scenario and builds its provider and turn (on a worker thread)."""
-    from inspector.providers.factory import build_provider
-    from inspector.resources import resolve_scenario
-
-    scenario = resolve_scenario(ref, overrides)
-    provider = build_provider(scenario)
-    prepare_provider(provider)
-    return Turn(scenario, provider, sink, overrides=overrides)
+    return plan_turn(ref, overrides, set_up=True).turn(sink)
 
 
 def _prepare_replay(
@@ -93,25 +87,9 @@ def _prepare_replay(
 ) -> Turn:
     """Reads run ``run_id`` (a ``Store`` of this worker thread's own) and builds its replay;
     online, the live provider is built and set up here too, before any request needs it."""
-    from inspector.providers.factory import build_provider
-    from inspector.providers.replay import replay_turn
-
-    def live(scenario: Scenario) -> Provider:
-        provider = build_provider(scenario)
-        prepare_provider(provider)
-        return provider
-
     with Store.open(path) as store:
         record = store.load(run_id)
-    return replay_turn(record, overrides=overrides, live=None if offline else live, sink=sink)
-
-
-def prepare_provider(provider: object) -> None:
-    """Runs a provider's blocking set-up (HTTP client, keyring lookup) here, on the worker
-    thread, instead of lazily on the UI thread at the first request."""
-    prepare = getattr(provider, "prepare", None)
-    if callable(prepare):
-        prepare()
+    return replay(record, overrides, sink, offline=offline, set_up=True)
 
 
 def _warm_up() -> None:
@@ -207,11 +185,10 @@ class TurnRunner(QObject):
         self.turn = turn
         try:
             record = await turn.run()  # cancellation ends inside as a cancelled record
-            if recorder.error is not None:  # recording failed part-way: store the finished run
-                try:
-                    self._store.settle(record)
-                except InspectorError as exc:
-                    self.failed.emit(error_line(exc))
+            try:  # recording failed part-way: the finished run is stored now
+                settle(self._store, recorder, record)
+            except InspectorError as exc:
+                self.failed.emit(error_line(exc))
             self.finished.emit(record)
         finally:
             await close_provider(turn.provider)

@@ -27,10 +27,10 @@ from inspector.app.revalidation import (
 )
 from inspector.app.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.app.validators_dock import NEW_VALIDATORS, ValidatorsDock
-from inspector.commands.revalidate import format_matrix
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, SourceLocation
 from inspector.core.revalidate import Flip, Revalidation
+from inspector.reports.revalidate_text import format_matrix
 from inspector.resources import resolve_scenario
 from tests.app.conftest import write_scenario
 from tests.app.timeline_fixtures import stored_run
