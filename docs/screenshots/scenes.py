@@ -25,7 +25,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from inspector.app.app import save_screenshot
 from inspector.app.driven import drive_window, next_emission
-from inspector.app.main_window import MainWindow
+from inspector.app.shell.main_window import MainWindow
 from inspector.core.records import RunRecord
 
 SCENARIO = """\

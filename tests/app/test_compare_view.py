@@ -17,18 +17,18 @@ from PySide6.QtGui import QColor, QImage, QPalette
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from inspector.app import compare_window
 from inspector.app.app import save_screenshot
-from inspector.app.compare_item_model import (
+from inspector.app.compare import compare_window
+from inspector.app.compare.compare_item_model import (
     CELL_ROLE,
     DIVERGES_ROLE,
     ROW_KIND_ROLE,
     STEP_ROLE,
     CompareItemModel,
 )
-from inspector.app.compare_line_diff import diff_colour
-from inspector.app.compare_view import CompareView
-from inspector.app.main_window import MainWindow
+from inspector.app.compare.compare_line_diff import diff_colour
+from inspector.app.compare.compare_view import CompareView
+from inspector.app.shell.main_window import MainWindow
 from inspector.core.records import RunRecord
 from inspector.reports import compare_lines
 from inspector.reports.compare import StepCell, compare_runs

@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from inspector.app.main_window import MainWindow, _usage, run_title
-from inspector.app.playback import Playback, load_recording
-from inspector.app.run_status import tokens_text
-from inspector.app.step_detail import RESPONSE
-from inspector.app.timeline_view import TimelineView
+from inspector.app.detail.step_detail import RESPONSE
+from inspector.app.playback.playback import Playback, load_recording
+from inspector.app.shell.main_window import MainWindow, _usage, run_title
+from inspector.app.shell.run_status import tokens_text
+from inspector.app.timeline.timeline_view import TimelineView
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord

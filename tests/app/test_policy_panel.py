@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from inspector.app.policy_panel import ModelForm, PolicyPanel
+from inspector.app.policy.policy_panel import ModelForm, PolicyPanel
 from inspector.core.policy import Policy
 from inspector.core.scenario import ModelConfig, parse_override
 from inspector.editing.form_fields import (

@@ -11,8 +11,8 @@ import pytest
 from PySide6.QtWidgets import QComboBox, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from inspector.app.main_window import MainWindow
-from inspector.app.policy_panel import PolicyPanel
+from inspector.app.policy.policy_panel import PolicyPanel
+from inspector.app.shell.main_window import MainWindow
 from inspector.core.policy import Policy
 from inspector.core.records import RunRecord
 from inspector.editing.policy_presets import (

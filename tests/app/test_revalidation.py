@@ -16,17 +16,17 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 from qasync import QThreadExecutor
 
-from inspector.app.flips_view import FlipColumn, FlipRow, FlipsItemModel, summary_line
-from inspector.app.main_window import MainWindow
-from inspector.app.revalidation import (
+from inspector.app.shell.main_window import MainWindow
+from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
+from inspector.app.validators.flips_view import FlipColumn, FlipRow, FlipsItemModel, summary_line
+from inspector.app.validators.revalidation import (
     RevalidationResult,
     Revalidator,
     python_files,
     revalidate_runs,
     syntax_problem,
 )
-from inspector.app.timeline_item_model import Column, TimelineItemModel, TimelineRole
-from inspector.app.validators_dock import NEW_VALIDATORS, ValidatorsDock
+from inspector.app.validators.validators_dock import NEW_VALIDATORS, ValidatorsDock
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, SourceLocation
 from inspector.core.revalidate import Flip, Revalidation
@@ -619,7 +619,7 @@ def test_an_unexpected_error_is_one_line_not_an_endless_revalidating(
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("a bug of ours")
 
-    monkeypatch.setattr("inspector.app.revalidation.revalidate_runs", broken)
+    monkeypatch.setattr("inspector.app.validators.revalidation.revalidate_runs", broken)
     revalidator = Revalidator(tmp_path / "runs.sqlite3")
     with qtbot.waitSignal(revalidator.failed, timeout=10_000) as failed:
         revalidator.revalidate("demo:retry-feedback", ["abc"])

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from pytestqt.modeltest import ModelTester
 
-from inspector.app.timeline_item_model import Column, TimelineItemModel, TimelineRole
+from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.core.events import TextDelta
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import Forced, StepRequest
