@@ -4,7 +4,7 @@ window all spell them from here, so a rename happens once (see docs/architecture
 
 from __future__ import annotations
 
-from inspector.core.records import Forced, Step
+from inspector.core.records import VERDICT_MARK, Forced, Step, Verdict
 from inspector.core.records import step_kind as core_step_kind
 
 
@@ -62,3 +62,8 @@ def forced_label(forced: Forced | None) -> str:
         return ""
     labels = [label for label, _ in forced_markers(forced)]
     return "forced: " + " ".join(labels) if labels else "forced"
+
+
+def verdict_label(verdict: Verdict) -> str:
+    """``✓ no_markdown``: a verdict's mark and its validator (a chip's text)."""
+    return f"{VERDICT_MARK[verdict.status]} {verdict.validator}"

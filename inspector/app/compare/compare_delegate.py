@@ -15,8 +15,7 @@ from inspector.app.compare.compare_item_model import (
     marks,
     termination_text,
 )
-from inspector.app.timeline.timeline_delegate import mix, status_colour
-from inspector.app.widgets.json_view import is_dark
+from inspector.app.theme import is_dark, mix, status_colour
 from inspector.core.records import VERDICT_MARK
 from inspector.reports.compare import Outcome, StepCell
 from inspector.reports.labels import words

@@ -19,8 +19,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QStyle, QVBoxLayout, QWidget
 
-from inspector.app.timeline.timeline_delegate import mix
-from inspector.app.widgets.json_view import is_dark, monospace_font
+from inspector.app.theme import is_dark, mix
+from inspector.app.widgets.json_view import monospace_font
 from inspector.reports.compare_lines import DiffKind, LineDiff
 
 # kind: (light, dark) background

@@ -35,12 +35,12 @@ from inspector.app.detail.chat_bubbles import (
     pre_text,
     tag,
 )
-from inspector.app.timeline.timeline_delegate import status_colour, verdict_label
-from inspector.app.widgets.json_view import is_dark, json_html
+from inspector.app.theme import is_dark, status_colour
+from inspector.app.widgets.json_view import json_html
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Step, step_kind
-from inspector.reports.labels import words
+from inspector.reports.labels import verdict_label, words
 
 REFRESH_MS = 100
 COLUMN_WIDTH = 300

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from inspector.app.widgets.json_view import is_dark, json_html
+from inspector.app.theme import is_dark
+from inspector.app.widgets.json_view import json_html
 from inspector.core.messages import Message
 
 MESSAGE_LIMIT = 200

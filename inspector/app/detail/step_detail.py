@@ -33,8 +33,8 @@ from inspector.app.detail.chat_bubbles import (
     pre_text,
     tag,
 )
-from inspector.app.timeline.timeline_delegate import status_colour
-from inspector.app.widgets.json_view import JsonView, is_dark, json_html
+from inspector.app.theme import is_dark, status_colour
+from inspector.app.widgets.json_view import JsonView, json_html
 from inspector.core.events import (
     Event,
     FallbackUsed,

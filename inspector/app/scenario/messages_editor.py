@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.app.scenario.tools_editor import text_box
+from inspector.app.widgets.form_widgets import text_box
 from inspector.core.messages import Role
 
 ROLES = get_args(Role)

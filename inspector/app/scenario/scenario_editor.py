@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.scenario.messages_editor import MessagesEditor
-from inspector.app.scenario.tools_editor import ToolsEditor, error_label, text_box
+from inspector.app.scenario.tools_editor import ToolsEditor
+from inspector.app.widgets.form_widgets import error_label, text_box
 from inspector.app.widgets.scenario_files import ask_copy_path, save_document, scenario_file
 from inspector.core.errors import InspectorError, ScenarioError
 from inspector.core.scenario import Scenario, scenario_from_dict

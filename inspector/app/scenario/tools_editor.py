@@ -15,35 +15,18 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidget,
-    QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from inspector.app.widgets.form_widgets import error_label, text_box
 from inspector.editing.scenario_edits import json_text, parse_result, parse_schema, result_text
 
 DEFAULT_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
-ERROR_STYLE = "color: #d1242f;"
 RESULT, FUNCTION = "canned result", "function"
-
-
-def error_label(parent: QWidget) -> QLabel:
-    label = QLabel(parent)
-    label.setWordWrap(True)
-    label.setStyleSheet(ERROR_STYLE)
-    label.hide()
-    return label
-
-
-def text_box(parent: QWidget, lines: int) -> QPlainTextEdit:
-    box = QPlainTextEdit(parent)
-    box.setTabChangesFocus(True)
-    box.setFixedHeight(box.fontMetrics().lineSpacing() * lines + 12)
-    return box
 
 
 class ToolsEditor(QWidget):

@@ -17,47 +17,18 @@ from PySide6.QtWidgets import (
     QToolTip,
 )
 
+from inspector.app.theme import is_dark, mix, status_colour
 from inspector.app.timeline.timeline_item_model import Column, TimelineRole
-from inspector.app.widgets.json_view import is_dark
-from inspector.core.records import VERDICT_MARK, Verdict
-from inspector.reports.labels import words
+from inspector.core.records import Verdict
+from inspector.reports.labels import verdict_label, words
 from inspector.reports.timeline_cells import flip_chip
 
 Index = QModelIndex | QPersistentModelIndex
+__all__ = ["TimelineDelegate", "mix", "status_colour", "verdict_label"]  # kept importable here
 
-# (light, dark) per step status or verdict status.
-_COLOURS: dict[str, tuple[str, str]] = {
-    "success": ("#2f855a", "#68d391"),
-    "pass": ("#2f855a", "#68d391"),
-    "failed_validation": ("#c53030", "#fc8181"),
-    "fail": ("#c53030", "#fc8181"),
-    "error": ("#c05621", "#f6ad55"),
-    "empty": ("#b7791f", "#ecc94b"),
-    "pending": ("#2b6cb0", "#63b3ed"),
-    "cancelled": ("#718096", "#a0aec0"),
-    "interrupted": ("#718096", "#a0aec0"),
-    "marker": ("#6b46c1", "#b794f4"),
-    "cleared": ("#718096", "#a0aec0"),
-    "flip": ("#d53f8c", "#f687b3"),
-}
 CLEARED_OPACITY = 0.5
 CHIP_GAP = 4
 CHIP_PAD = 6
-
-
-def status_colour(status: str, dark: bool) -> QColor:
-    """The colour of a step status, verdict status or tag, for a light or dark palette."""
-    light, dark_colour = _COLOURS.get(status, _COLOURS["cancelled"])
-    return QColor(dark_colour if dark else light)
-
-
-def mix(a: QColor, b: QColor, t: float) -> QColor:
-    """``a`` moved a fraction ``t`` of the way towards ``b``."""
-    return QColor(
-        round(a.red() + (b.red() - a.red()) * t),
-        round(a.green() + (b.green() - a.green()) * t),
-        round(a.blue() + (b.blue() - a.blue()) * t),
-    )
 
 
 def chip_rects(area: QRect, labels: list[str], metrics: QFontMetrics) -> list[QRect]:
@@ -90,10 +61,6 @@ def chip_order(verdicts: list[Verdict]) -> list[Verdict]:
 def latency_bar_colour(palette: QPalette, selected: bool) -> QColor:
     role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Highlight
     return palette.color(role)
-
-
-def verdict_label(verdict: Verdict) -> str:
-    return f"{VERDICT_MARK[verdict.status]} {verdict.validator}"
 
 
 class TimelineDelegate(QStyledItemDelegate):

@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.app.scenario.tools_editor import error_label
 from inspector.app.validators.validators_item_model import ValidatorsItemModel
+from inspector.app.widgets.form_widgets import error_label
 from inspector.app.widgets.scenario_files import ask_copy_path, save_document, scenario_file
 from inspector.core.errors import ScenarioError
 from inspector.editing import ScenarioDocument

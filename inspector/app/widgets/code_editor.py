@@ -27,7 +27,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from inspector.app.widgets.json_view import is_dark, monospace_font
+from inspector.app.theme import is_dark
+from inspector.app.widgets.json_view import monospace_font
 from inspector.app.widgets.syntax_highlighter import PygmentsHighlighter
 
 INDENT = 4

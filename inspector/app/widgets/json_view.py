@@ -18,12 +18,15 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontDatabase,
-    QPalette,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextDocument,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from inspector.app.theme import is_dark
+
+__all__ = ["JsonView", "is_dark", "json_html", "json_text", "monospace_font"]
 
 # Above this size a document is shown unhighlighted: lexing every line would stall the UI.
 HIGHLIGHT_LIMIT = 300_000
@@ -38,10 +41,6 @@ _COLOURS: dict[str, tuple[str, str]] = {
     "constant": ("#8a2fa0", "#d69cf0"),
     "punctuation": ("#6b6b6b", "#9a9a9a"),
 }
-
-
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
 def monospace_font() -> QFont:
