@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QCheckBox, QStyle
 
-from inspector.app.shell.message_bar import Level
+from inspector.app.widgets.message_bar import Level
 from inspector.core.events import RunStarted
 from inspector.core.records import RunRecord
 from inspector.core.scenario import ModelConfig

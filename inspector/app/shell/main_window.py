@@ -35,7 +35,6 @@ from inspector.app.replay.replay_control import install_replay
 from inspector.app.runtime.runner import TurnRunner
 from inspector.app.scenario.scenario_editor import install_scenario_editor
 from inspector.app.shell.about import show_about
-from inspector.app.shell.message_bar import Level, MessageBar
 from inspector.app.shell.provider_settings import ProviderSettingsDialog
 from inspector.app.shell.run_status import RunStatus
 from inspector.app.shell.unsaved_edits import ask_discard, unsaved_edits
@@ -43,6 +42,7 @@ from inspector.app.shell.welcome import FIRST_DEMO, WelcomePanel
 from inspector.app.timeline.timeline_view import TimelineView
 from inspector.app.validators.validators_dock import install_validators_dock
 from inspector.app.widgets.icons import app_icon
+from inspector.app.widgets.message_bar import Level, MessageBar
 from inspector.core.errors import InspectorError
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
