@@ -26,7 +26,7 @@ from inspector.app.validators.revalidation import (
     revalidate_runs,
     syntax_problem,
 )
-from inspector.app.validators.validators_dock import NEW_VALIDATORS, ValidatorsDock
+from inspector.app.validators.validators_panel import NEW_VALIDATORS, ValidatorsDock
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, SourceLocation
 from inspector.core.revalidate import Flip, Revalidation

@@ -24,14 +24,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.app.compare.compare_window import install_compare
+from inspector.app.compare.compare_controller import install_compare
 from inspector.app.detail.attempts_view import AttemptsView
 from inspector.app.detail.step_detail import StepDetail
 from inspector.app.library.library_panel import LibraryPanel
 from inspector.app.local_model.local_model_control import LocalModelControl
 from inspector.app.playback.playback import install_playback
 from inspector.app.policy.policy_panel import PolicyPanel
-from inspector.app.replay.replay_control import install_replay
+from inspector.app.replay.replay_controller import install_replay
 from inspector.app.runtime.runner import TurnRunner
 from inspector.app.scenario.scenario_editor import install_scenario_editor
 from inspector.app.shell.about import show_about
@@ -40,7 +40,7 @@ from inspector.app.shell.run_status import RunStatus
 from inspector.app.shell.unsaved_edits import ask_discard, unsaved_edits
 from inspector.app.shell.welcome import FIRST_DEMO, WelcomePanel
 from inspector.app.timeline.timeline_view import TimelineView
-from inspector.app.validators.validators_dock import install_validators_dock
+from inspector.app.validators.validators_panel import install_validators_dock
 from inspector.app.widgets.icons import app_icon
 from inspector.app.widgets.message_bar import Level, MessageBar
 from inspector.core.errors import InspectorError
@@ -131,7 +131,7 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.message_bar)
-        # The centre is tabbed: "Timeline" (this page) and "Compare" (added by compare_window).
+        # The centre is tabbed: "Timeline" (this page) and "Compare" (added by compare_controller).
         self.timeline_page = QWidget()
         page = QVBoxLayout(self.timeline_page)
         page.setContentsMargins(0, 0, 0, 0)
@@ -371,7 +371,7 @@ class MainWindow(QMainWindow):
 
     def compare_runs(self, run_ids: list[str]) -> None:
         """Compares 2–4 recorded runs (the first is the baseline) in the Compare tab; the records
-        are read off the UI thread (app/compare/compare_window.py)."""
+        are read off the UI thread (app/compare/compare_controller.py)."""
         self.compare.compare(run_ids)
 
     def show_stored_run(self, run_id: str) -> None:
