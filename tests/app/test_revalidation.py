@@ -26,7 +26,7 @@ from inspector.app.validators.revalidation import (
     revalidate_runs,
     syntax_problem,
 )
-from inspector.app.validators.validators_panel import NEW_VALIDATORS, ValidatorsDock
+from inspector.app.validators.validators_panel import NEW_VALIDATORS, ValidatorsPanel
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, SourceLocation
 from inspector.core.revalidate import Flip, Revalidation
@@ -89,7 +89,7 @@ def scenario(tmp_path: Path) -> Path:
     return write_scenario(tmp_path, SCENARIO, "sms.toml")
 
 
-def dock_of(window: MainWindow) -> ValidatorsDock:
+def dock_of(window: MainWindow) -> ValidatorsPanel:
     return window.validators
 
 
@@ -167,8 +167,8 @@ def test_saving_a_laxer_validator_flips_the_rejected_step_without_a_model_call(
     # Clicking the flip selects its step in the timeline.
     window.timeline.select_step(2)
     table = dock.flips.table
-    assert dock.dock is not None
-    dock.dock.raise_()
+    assert window.validators_dock.widget() is dock
+    window.validators_dock.raise_()
     qtbot.waitUntil(table.isVisible)
     rect = table.visualRect(dock.flips.model.index(0, FlipColumn.VALIDATOR))
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())

@@ -1,10 +1,11 @@
 """Playback of a recorded run for demos: its events go back into the window at the recorded
 pace (or faster, or slower), without a model, a provider or the store being written.
 
-``Playback`` drives a fresh ``LiveRun`` and the window's views through ``MainWindow.present``,
+``Playback`` drives a fresh ``LiveRun`` and the window's views through ``RunFocus.present``,
 the path a live run's events take, so the timeline grows and the answer streams delta by delta
-as it did. ``PlaybackControl`` (``install_playback``) wires it into the window: the "Play back"
-action (Ctrl+P), the bar above the timeline, the keys, and stopping when a live run starts.
+as it did. ``PlaybackController`` is the feature: the "Play back" action (Ctrl+P), the bar the
+window places above the timeline, the keys, and stopping when a live run starts. It touches the
+runner, the ``RunFocus``, the store's path and a notifier, never the window.
 When each event is due and where steps land: ``playback_schedule``.
 """
 
@@ -13,27 +14,26 @@ from __future__ import annotations
 import math
 import time
 from functools import partial
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from PySide6.QtCore import QElapsedTimer, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QBoxLayout, QStyle
+from PySide6.QtWidgets import QStyle, QWidget
 
 from inspector.app.playback.playback_bar import PlaybackBar
 from inspector.app.runtime.latest_read import LatestRead
-from inspector.core.events import RunFinished, RunStarted
+from inspector.app.runtime.notifier import Notifier
+from inspector.app.runtime.run_focus import RunFocus
+from inspector.app.runtime.runner import TurnRunner
 from inspector.core.live import LiveRun
-from inspector.core.records import Usage
 from inspector.reports.playback_schedule import (
     DEFAULT_SPEED,
     Schedule,
     position_text,
     speed_factor,
 )
+from inspector.reports.run_text import run_title
 from inspector.workflows.runs import Recording, load_recording
-
-if TYPE_CHECKING:
-    from inspector.app.shell.main_window import MainWindow
 
 TICK_BUDGET_S = 0.015  # at "max" speed, yield to the event loop this often
 
@@ -45,9 +45,9 @@ class Playback(QObject):
     playingChanged = Signal(bool)
     activeChanged = Signal(bool)
 
-    def __init__(self, window: MainWindow, parent: QObject | None = None) -> None:
+    def __init__(self, focus: RunFocus, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._window = window
+        self._focus = focus
         self.recording: Recording | None = None
         self.schedule = Schedule.of([])
         self.run = LiveRun()
@@ -131,11 +131,11 @@ class Playback(QObject):
         recording = self.recording
         if recording is None:
             return
-        shown = self._window.shown is self.run
+        shown = self._focus.shown is self.run
         self.pause()
         self.recording = None
         if restore and shown:
-            self._window.show_run(self._finished_run(recording))
+            self._focus.show(self._finished_run(recording))
         self.activeChanged.emit(False)
 
     # -- driving the views ------------------------------------------------------------------
@@ -144,7 +144,7 @@ class Playback(QObject):
         """Playing on while the window shows another run would fight it over the views."""
         if self.recording is None:
             return False
-        if self._window.shown is not self.run:
+        if self._focus.shown is not self.run:
             self.stop(restore=False)
             return False
         return True
@@ -174,13 +174,7 @@ class Playback(QObject):
         event = self.recording.events[self.position].event
         self.position += 1
         self.run.apply(event)
-        status = self._window.status
-        if isinstance(event, RunStarted):
-            status.show_identity(event.provider, event.model)
-            status.show_usage(Usage())
-        self._window.present(self.run, event)
-        if isinstance(event, RunFinished):
-            status.show_record(event.record)
+        self._focus.present(self.run, event)  # the status bar follows it as a live run's
 
     def _rebuild(self, position: int) -> None:
         """A fresh run folded with the first ``position`` events, shown from scratch."""
@@ -188,25 +182,17 @@ class Playback(QObject):
         run = LiveRun()
         for timed in self.recording.events[:position]:
             run.apply(timed.event)
-        from inspector.app.shell.main_window import _usage  # the window module imports this one
-
         self.run, self.position = run, position
-        self._window.show_run(run)
-        if run.header is not None:
-            self._window.status.show_identity(run.header.provider, run.header.model)
-        if run.record is None:  # the tokens used this far, not those of where playback was
-            self._window.status.show_usage(_usage(run))
-        if not run.steps:  # nothing to select: the detail must not keep the last run's step
-            self._window.detail.show_step(run, 0)
+        # The window shows its identity, the tokens used this far and, with no step yet, an
+        # empty detail (not the last run's step).
+        self._focus.show(run)
         self._moved()
 
     def _moved(self) -> None:
-        self._window.run_heading.setText(self.heading())
+        self._focus.set_heading(self.heading())
         self.positionChanged.emit(self.position)
 
     def heading(self) -> str:
-        from inspector.app.shell.main_window import run_title  # the window module imports this one
-
         recording = self.recording
         run_id = recording.run_id if recording else self.run.run_id
         if self.run.header is None and self.run.record is None:
@@ -235,46 +221,47 @@ class Playback(QObject):
         return position_text(self.schedule, self.position)
 
 
-class PlaybackControl(QObject):
-    """The window's side of playback: actions, keys, the bar, loading a run off the UI thread."""
+class PlaybackController(QObject):
+    """The playback feature: actions, keys, the bar, loading a run off the UI thread."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
-        self._read: LatestRead[Recording] = LatestRead(window)  # a run's events, being read
-        self.playback = Playback(window, self)
-        self._build_actions()
+    def __init__(
+        self,
+        runner: TurnRunner,
+        focus: RunFocus,
+        store_path: Path,
+        notify: Notifier,
+        parent: QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self._runner, self._focus, self._path, self._notify = runner, focus, store_path, notify
+        self._style = parent.style()
+        self._read: LatestRead[Recording] = LatestRead(notify)  # a run's events, being read
+        self.playback = Playback(focus, self)
+        self._build_actions(parent)
         self.bar = PlaybackBar(
             [self.back_action, self.toggle_action, self.forward_action], self.stop_action
         )
         self.bar.hide()
-        # Above the timeline, in whichever layout holds it.
-        page = window.timeline.parentWidget()
-        holder = page.layout() if page is not None else None
-        assert isinstance(holder, QBoxLayout)
-        holder.insertWidget(holder.indexOf(window.timeline), self.bar)
 
         self.bar.seekRequested.connect(self.playback.seek)
         self.bar.speedChosen.connect(self.playback.set_speed)
         self.playback.positionChanged.connect(self._position_changed)
         self.playback.playingChanged.connect(self._playing_changed)
         self.playback.activeChanged.connect(self._active_changed)
-        window.runner.busyChanged.connect(self._busy_changed)
-        window.library.runChosen.connect(self._other_run_chosen)
-        # Whatever shows another run (compare, a replay's result…) resets the timeline.
-        window.timeline.model.modelReset.connect(self._views_reset)
+        runner.busyChanged.connect(self._busy_changed)
+        # Whatever shows another run (compare, a replay's result…) ends the playback.
+        focus.shownChanged.connect(self._shown_changed)
         self._active_changed(False)
 
-    def _build_actions(self) -> None:
-        window, style = self._window, self._window.style()
+    def _build_actions(self, parent: QWidget) -> None:
+        style = self._style
         pixmap = QStyle.StandardPixmap
 
         def action(text: str, key: str, slot: object, icon: QStyle.StandardPixmap) -> QAction:
-            made = QAction(style.standardIcon(icon), text, window)
+            made = QAction(style.standardIcon(icon), text, parent)
             made.setShortcut(QKeySequence(key))
             made.setToolTip(f"{text} ({QKeySequence(key).toString()})")
             made.triggered.connect(slot)
-            window.addAction(made)  # window-wide, and enabled only while playing back
             return made
 
         self.play_back_action = action(
@@ -291,50 +278,53 @@ class PlaybackControl(QObject):
             "Step forward", "Right", self.playback.step_forward, pixmap.SP_MediaSeekForward
         )
         self.stop_action = action("Stop playback", "Esc", self.stop_playback, pixmap.SP_MediaStop)
-        menu = window.run_menu
-        menu.addSeparator()
-        menu.addAction(self.play_back_action)
-        playback_menu = menu.addMenu("Playback")
-        playback_menu.addActions(
-            [self.toggle_action, self.back_action, self.forward_action, self.stop_action]
-        )
+
+    def actions(self) -> dict[str, QAction]:
+        """Window-wide; all but "Play back" are enabled only while playing back."""
+        return {
+            "play_back": self.play_back_action,
+            "playback_toggle": self.toggle_action,
+            "playback_back": self.back_action,
+            "playback_forward": self.forward_action,
+            "playback_stop": self.stop_action,
+        }
 
     # -- intents ----------------------------------------------------------------------------
 
     def play_back_shown(self) -> None:
         """Plays back the run shown, or the one picked in the list and still being read."""
-        shown = self._window.shown
-        if self._window._loading is not None:
-            self.play_back(self._window._loading)
+        shown, loading = self._focus.shown, self._focus.loading
+        if loading is not None:
+            self.play_back(loading)
         elif self.playback.active and shown is self.playback.run and self.playback.recording:
             self.play_back(self.playback.recording.run_id)  # again, from the start
         elif shown is None or not shown.run_id:
-            self._window.message_bar.show_message("info", "Pick a recorded run to play back.")
+            self._notify.show_message("info", "Pick a recorded run to play back.")
         else:
             self.play_back(shown.run_id)
 
     def play_back(self, run_id: str) -> None:
         """Reads ``run_id``'s events off the UI thread, then plays them from the start."""
-        if self._window.runner.busy:
-            self._window.message_bar.show_message(
+        if self._runner.busy:
+            self._notify.show_message(
                 "info", "A run is in progress: stop it (Esc) before playing a run back."
             )
             return
         self._read.start(
             f"Loading run {run_id} for playback…",
-            partial(load_recording, self._window.store.path, run_id),
+            partial(load_recording, self._path, run_id),
             self._loaded,
             f"Cannot play run {run_id} back",
         )
 
     def _loaded(self, recording: Recording) -> None:
-        window, run_id = self._window, recording.run_id
+        notify, run_id = self._notify, recording.run_id
         if not recording.events:
-            window.message_bar.show_message("info", f"Run {run_id} has no events to play back.")
+            notify.show_message("info", f"Run {run_id} has no events to play back.")
             return
-        window.message_bar.clear()
+        notify.clear()
         if recording.synthesized:
-            window.message_bar.show_message(
+            notify.show_message(
                 "info",
                 f"Run {recording.run_id} was stored without its events: they are rebuilt from "
                 "its record, each step's text arriving at once.",
@@ -346,7 +336,13 @@ class PlaybackControl(QObject):
         self._read.drop()
         self.playback.stop()
 
-    # -- the window's and the playback's signals ----------------------------------------------
+    def other_run_chosen(self, run_id: str) -> None:
+        """The user picked a run in the list: a playback (or one being read) gives way."""
+        del run_id
+        self._read.drop()
+        self.playback.stop(restore=False)
+
+    # -- the runner's and the playback's signals ----------------------------------------------
 
     def _busy_changed(self, busy: bool) -> None:
         self.play_back_action.setEnabled(not busy)
@@ -354,13 +350,8 @@ class PlaybackControl(QObject):
             self._read.drop()
             self.playback.stop(restore=False)
 
-    def _other_run_chosen(self, run_id: str) -> None:
-        del run_id
-        self._read.drop()
-        self.playback.stop(restore=False)
-
-    def _views_reset(self) -> None:
-        if self.playback.active and self._window.shown is not self.playback.run:
+    def _shown_changed(self, shown: object) -> None:
+        if self.playback.active and shown is not self.playback.run:
             self.playback.stop(restore=False)
 
     def _active_changed(self, active: bool) -> None:
@@ -375,14 +366,10 @@ class PlaybackControl(QObject):
         pixmap = (
             QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
         )
-        self.toggle_action.setIcon(self._window.style().standardIcon(pixmap))
+        self.toggle_action.setIcon(self._style.standardIcon(pixmap))
         self.toggle_action.setText("Pause" if playing else "Play")
         self.toggle_action.setToolTip(f"{'Pause' if playing else 'Play'} (Space)")
 
     def _position_changed(self, position: int) -> None:
         playback = self.playback
         self.bar.show_position(position, len(playback.schedule), playback.position_text())
-
-
-def install_playback(window: MainWindow) -> PlaybackControl:
-    return PlaybackControl(window)

@@ -1,7 +1,7 @@
 """The bar above the timeline while a recorded run plays back: step back, play/pause, step
 forward, a position slider with "event 12 / 80 · 1.4 s / 3.2 s", the speed, and stop.
 
-It renders what ``PlaybackControl`` tells it and emits the user's intents; the buttons are the
+It renders what ``PlaybackController`` tells it and emits the user's intents; the buttons are the
 control's window-level actions, so keys, menu and buttons share one enabled state."""
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""Replay in the window: re-run the shown run under the policy panel's edits, from the
+"""The Replay button (``ReplayController``): re-run the shown run under the policy panel's edits,
+from the recording until the first divergence, then live (or stop there when "Offline" is
+ticked), and compare the result with its original. It touches the runner, the ``RunFocus``, the
+policy panel (read only) and a notifier; the window places its actions and connects
+``compareRequested``/``policyRaised``.
+
+Replay in the window: re-run the shown run under the policy panel's edits, from the
 recording until the first divergence, then live (or stop there when "Offline" is ticked), and
 compare the result with its original.
 
@@ -15,20 +21,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QCheckBox, QStyle
+from PySide6.QtWidgets import QCheckBox, QStyle, QWidget
 
-from inspector.app.widgets.message_bar import Level
+from inspector.app.runtime.notifier import Level, Notifier
+from inspector.app.runtime.run_focus import RunFocus
+from inspector.app.runtime.runner import TurnRunner
 from inspector.core.events import RunStarted
 from inspector.core.records import RunRecord
 from inspector.core.scenario import ModelConfig
 from inspector.editing.form_fields import overrides
 from inspector.providers.replay import ReplayProvider
+from inspector.reports.run_text import record_problem
 
 if TYPE_CHECKING:
     from inspector.app.policy.policy_panel import PolicyPanel
-    from inspector.app.shell.main_window import MainWindow
 
 REPLAY_KEYS = "Ctrl+Shift+R"
 
@@ -46,18 +54,28 @@ def panel_overrides(panel: PolicyPanel, recorded: RunRecord | RunStarted) -> lis
 COMPARE_KEYS = "Ctrl+Shift+D"
 
 
-class ReplayControl(QObject):
-    """The Replay and "Compare with original" actions and the "Offline" box of one window."""
+class ReplayController(QObject):
+    """The Replay and "Compare with original" actions and the "Offline" box."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
+    compareRequested = Signal(list)  # [original run_id, replay run_id]
+    policyRaised = Signal()  # the policy panel has invalid values: bring it to the front
+
+    def __init__(
+        self,
+        runner: TurnRunner,
+        focus: RunFocus,
+        policy: PolicyPanel,
+        notify: Notifier,
+        parent: QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self._runner, self._focus, self._policy, self._notify = runner, focus, policy, notify
         # (original, replay) of the last replay this window finished: what Compare shows when
         # the shown run is not itself a replay.
         self.last_pair: tuple[str, str] | None = None
 
-        style = window.style()
-        self.replay_action = QAction("Re&play", window)
+        style = parent.style()
+        self.replay_action = QAction("Re&play", parent)
         self.replay_action.setObjectName("replayAction")
         self.replay_action.setShortcut(QKeySequence(REPLAY_KEYS))
         self.replay_action.setToolTip(
@@ -66,29 +84,22 @@ class ReplayControl(QObject):
         )
         self.replay_action.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_BrowserReload))
         self.replay_action.triggered.connect(self.replay)
-        self.compare_action = QAction("Compare with &original", window)
+        self.compare_action = QAction("Compare with &original", parent)
         self.compare_action.setObjectName("compareWithOriginalAction")
         self.compare_action.setShortcut(QKeySequence(COMPARE_KEYS))
         self.compare_action.setToolTip(f"Compare a replay with the run it replays ({COMPARE_KEYS})")
         self.compare_action.triggered.connect(self.compare_with_original)
-        for action in (self.replay_action, self.compare_action):
-            window.addAction(action)  # the shortcuts work wherever the focus is
-        self.offline_box = QCheckBox("Offline", window)
+        self.offline_box = QCheckBox("Offline", parent)
         self.offline_box.setObjectName("replayOffline")
         self.offline_box.setToolTip(
             "Replay without calling the model: stop at the first request the recording cannot "
             "answer"
         )
+        runner.busyChanged.connect(self._busy)
+        self._busy(runner.busy)
 
-        window.run_menu.addSeparator()
-        window.run_menu.addActions([self.replay_action, self.compare_action])
-        window.toolbar.addSeparator()
-        window.toolbar.addAction(self.replay_action)
-        window.toolbar.addWidget(self.offline_box)
-
-        window.runner.busyChanged.connect(self._busy)
-        window.runner.finished.connect(self._finished)
-        self._busy(window.runner.busy)
+    def actions(self) -> dict[str, QAction]:
+        return {"replay": self.replay_action, "compare_original": self.compare_action}
 
     @property
     def offline(self) -> bool:
@@ -96,20 +107,20 @@ class ReplayControl(QObject):
 
     def replay(self) -> bool:
         """Starts the replay of the shown run; False (and a message saying why) when it cannot."""
-        window = self.window
-        shown = window.shown
-        if window.runner.busy:
-            window.message_bar.show_message("info", "Wait for the running turn to finish first.")
+        notify, focus = self._notify, self._focus
+        shown = focus.shown
+        if self._runner.busy:
+            notify.show_message("info", "Wait for the running turn to finish first.")
             return False
-        if window._loading is not None:  # picked in the list, not shown yet: not the shown one
-            window.message_bar.show_message(
-                "info", f"Run {window._loading} is still loading: replay it once it is shown."
+        if focus.loading is not None:  # picked in the list, not shown yet: not the shown one
+            notify.show_message(
+                "info", f"Run {focus.loading} is still loading: replay it once it is shown."
             )
             return False
         if shown is None or not shown.run_id:
-            window.message_bar.show_message("info", "Pick a recorded run to replay first.")
+            notify.show_message("info", "Pick a recorded run to replay first.")
             return False
-        policy = window.policy
+        policy = self._policy
         header = shown.record or shown.header
         scenario = header.scenario if header is not None else ""
         if policy.scenario is not None and policy.scenario.name == scenario and header is not None:
@@ -117,7 +128,7 @@ class ReplayControl(QObject):
         else:
             overrides = policy.overrides() if policy.scenario is not None else []
         if overrides and policy.scenario is not None and policy.scenario.name != scenario:
-            window.message_bar.show_message(
+            notify.show_message(
                 "error",
                 f"The policy panel holds edits for scenario {policy.scenario.name}, and run "
                 f"{shown.run_id} is of {scenario}: select {scenario} (or Reset the panel) to "
@@ -126,44 +137,39 @@ class ReplayControl(QObject):
             return False
         errors = policy.errors() if policy.scenario is not None else {}
         if errors:
-            window.policy_dock.raise_()
+            self.policyRaised.emit()
             lines = "; ".join(f"{field}: {message}" for field, message in errors.items())
-            window.message_bar.show_message("error", f"The policy has invalid values: {lines}")
+            notify.show_message("error", f"The policy has invalid values: {lines}")
             return False
-        return window.runner.start_replay(shown.run_id, overrides, self.offline)
+        return self._runner.start_replay(shown.run_id, overrides, self.offline)
 
     def compare_with_original(self) -> bool:
         """Opens the comparison of the shown replay (else the last one made here) with its
         original; False (and a message) when there is nothing to compare."""
-        window = self.window
-        shown = window.shown
+        shown = self._focus.shown
         pair = self.last_pair
         if shown is not None and shown.record is not None and shown.record.replay_of:
             pair = (shown.record.replay_of, shown.run_id)
         if pair is None:
-            window.message_bar.show_message(
+            self._notify.show_message(
                 "info", "Show a replayed run first: it is compared with the run it replays."
             )
             return False
-        window.compare_runs(list(pair))
+        self.compareRequested.emit(list(pair))
         return True
 
     def _busy(self, busy: bool) -> None:
         self.replay_action.setEnabled(not busy)
 
-    def _finished(self, record: RunRecord) -> None:
+    def finished(self, record: RunRecord) -> None:
         """After a replay: say what came from where (and how it ended), offer the comparison.
-        Runs after the window's own handler, so this message is the one left showing."""
-        turn = self.window.runner.turn
+        The window calls it after its own message about the run, so this one is left showing."""
+        turn = self._runner.turn
         if record.replay_of is None or turn is None or turn.run_id != record.run_id:
             return
         provider = turn.provider
         if not isinstance(provider, ReplayProvider):
             return
-        from inspector.app.shell.main_window import (
-            record_problem,  # main_window installs this module
-        )
-
         self.last_pair = (record.replay_of, record.run_id)
         problem = record_problem(record)
         ended = problem or f"run {record.run_id} {record.status}"
@@ -171,10 +177,4 @@ class ReplayControl(QObject):
         level: Level = "info"
         if problem is not None:  # as the window tells it: a stopped or exhausted turn warns
             level = "warning" if record.status in ("failed", "cancelled") else "error"
-        self.window.message_bar.show_message(level, text)
-
-
-def install_replay(window: MainWindow) -> ReplayControl:
-    """Adds Replay (Ctrl+Shift+R), the Offline box and Compare with original (Ctrl+Shift+D)
-    to ``window``'s toolbar and Run menu."""
-    return ReplayControl(window)
+        self._notify.show_message(level, text)

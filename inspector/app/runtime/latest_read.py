@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, TypeVar
 
+from inspector.app.runtime.notifier import Notifier
 from inspector.app.runtime.runner import error_line
-
-if TYPE_CHECKING:
-    from inspector.app.shell.main_window import MainWindow
 
 T = TypeVar("T")
 
 
 class LatestRead(Generic[T]):
-    def __init__(self, window: MainWindow) -> None:
-        self._window = window
+    def __init__(self, notify: Notifier) -> None:
+        self._notify = notify
         self._asked = 0  # counts the reads asked for: only the last one lands
         self._pending = False
         self.task: asyncio.Task[None] | None = None  # the last one (kept: tasks are weak refs)
@@ -34,7 +32,7 @@ class LatestRead(Generic[T]):
         when it raises ("Cannot compare" → "Cannot compare: no run 'x' in …")."""
         self._asked += 1
         self._pending = True
-        self._window.statusBar().showMessage(status)
+        self._notify.show_status(status)
         self.task = asyncio.get_event_loop().create_task(
             self._run(self._asked, read, done, failure)
         )
@@ -43,7 +41,7 @@ class LatestRead(Generic[T]):
         """Forgets the read under way: it will not land."""
         if self._pending:
             self._pending = False
-            self._window.statusBar().clearMessage()
+            self._notify.clear_status()
         self._asked += 1
 
     async def _run(
@@ -55,7 +53,7 @@ class LatestRead(Generic[T]):
         except Exception as exc:  # no traceback in a window: one line, in the window
             if asked == self._asked:
                 self._landed()
-                self._window.message_bar.show_message("error", f"{failure}: {error_line(exc)}")
+                self._notify.show_message("error", f"{failure}: {error_line(exc)}")
             return
         if asked == self._asked:
             self._landed()
@@ -63,4 +61,4 @@ class LatestRead(Generic[T]):
 
     def _landed(self) -> None:
         self._pending = False
-        self._window.statusBar().clearMessage()
+        self._notify.clear_status()

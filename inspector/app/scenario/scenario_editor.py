@@ -9,17 +9,15 @@ comments. A built-in demo is saved as a copy. The model and provider are the Pol
 
 from __future__ import annotations
 
-import contextlib
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QDockWidget,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -34,7 +32,7 @@ from inspector.app.scenario.messages_editor import MessagesEditor
 from inspector.app.scenario.tools_editor import ToolsEditor
 from inspector.app.widgets.form_widgets import error_label, text_box
 from inspector.app.widgets.scenario_files import ask_copy_path, save_document, scenario_file
-from inspector.core.errors import InspectorError, ScenarioError
+from inspector.core.errors import ScenarioError
 from inspector.core.scenario import Scenario, scenario_from_dict
 from inspector.editing import ScenarioDocument
 from inspector.editing.scenario_edits import (
@@ -48,10 +46,6 @@ from inspector.editing.scenario_edits import (
     with_changes,
     write_changes,
 )
-from inspector.resources import resolve_scenario
-
-if TYPE_CHECKING:
-    from inspector.app.shell.main_window import MainWindow
 
 
 @dataclass(frozen=True)
@@ -76,7 +70,7 @@ class ScenarioEditor(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        # Model settings saved with the scenario (install_scenario_editor: the Policy tab's).
+        # Model settings saved with the scenario (the window passes the Policy tab's).
         self.model_edits: Callable[[], dict[str, Any]] = dict
         self._ref: str | None = None
         self._path: Path | None = None
@@ -363,29 +357,3 @@ class ScenarioEditor(QWidget):
             self._drafts.pop(left, None)  # saved (a demo: to its copy): nothing to keep
         self.saved.emit(str(written))
         return True
-
-
-def install_scenario_editor(window: MainWindow) -> tuple[ScenarioEditor, QDockWidget]:
-    """Adds the "Scenario" dock, tabbed with the Policy dock, and its View menu entry."""
-    editor = ScenarioEditor()
-    model_form = window.policy.model_form
-    editor.model_edits = lambda: {
-        name: value
-        for name, value in model_form.values().items()
-        if value is not None and value != model_form.base.get(name)
-    }
-    dock = window._dock("Scenario", "scenarioDock", editor, Qt.DockWidgetArea.RightDockWidgetArea)
-    window.tabifyDockWidget(window.policy_dock, dock)
-    window.detail_dock.raise_()
-    window.view_menu.addAction(dock.toggleViewAction())
-
-    def saved(path: str) -> None:
-        window.message_bar.show_message("info", f"Saved {path}")
-        if window.policy.scenario is not None:  # the model settings are the file's now
-            with contextlib.suppress(InspectorError):
-                model_form.set_base(resolve_scenario(path).model)
-        if window.library.current_scenario() != editor.ref:
-            window.library.select_scenario(path)  # a demo's copy: the library shows it next
-
-    editor.saved.connect(saved)
-    return editor, dock

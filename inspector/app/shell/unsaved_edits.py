@@ -3,24 +3,23 @@ user is asked before it is discarded."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import Protocol
 
 from PySide6.QtWidgets import QMessageBox, QWidget
-
-if TYPE_CHECKING:
-    from inspector.app.shell.main_window import MainWindow
 
 __all__ = ["ask_discard", "unsaved_edits"]
 
 
-def unsaved_edits(window: MainWindow) -> list[str]:
-    """The python validator files, validators tables and scenarios edited and not saved (the
-    one shown and the drafts kept for the others)."""
-    return [
-        *window.validators.python_editor.unsaved(),
-        *window.validators.table.unsaved(),
-        *window.scenario_editor.unsaved(),
-    ]
+class Editor(Protocol):
+    def unsaved(self) -> list[str]: ...
+
+
+def unsaved_edits(editors: Iterable[Editor]) -> list[str]:
+    """What ``editors`` hold that no file has yet (each: the file shown and the drafts kept for
+    the others): the window passes its python validator editor, validators table and scenario
+    editor."""
+    return [item for editor in editors for item in editor.unsaved()]
 
 
 def ask_discard(parent: QWidget, unsaved: list[str]) -> bool:

@@ -1,5 +1,7 @@
-"""The "Validators" dock (tabified with Policy): the scenario's python validators file in a code
-editor, its ``[[validators]]`` as a table, and the verdicts that flip when they change.
+"""The "Validators" panel (the window docks it beside Policy): the scenario's python validators
+file in a code editor, its ``[[validators]]`` as a table, and the verdicts that flip when they
+change. It touches the store's path (to re-validate) and a notifier; it asks the window through
+signals to mark flips in the timeline, select a step or a run, or show a saved copy.
 
 Every save (either editor) and every outside edit of the python file re-validates the shown run
 — or, with "Re-validate every run of this scenario", all its recorded runs — offline
@@ -10,13 +12,11 @@ a syntax error or a raising validator shows at its line in the editor and as ``e
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDockWidget,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.app.runtime.notifier import Notifier
 from inspector.app.validators.flips_view import FlipsView
 from inspector.app.validators.python_file_editor import PythonFileEditor
 from inspector.app.validators.revalidation import RevalidationResult, Revalidator, python_files
@@ -36,10 +37,7 @@ from inspector.core.revalidate import Flip
 from inspector.core.scenario import Scenario
 from inspector.resources import DEMO_PREFIX, resolve_scenario
 
-if TYPE_CHECKING:
-    from inspector.app.shell.main_window import MainWindow
-
-__all__ = ["NEW_VALIDATORS", "ValidatorsDock", "install_validators_dock"]
+__all__ = ["NEW_VALIDATORS", "ValidatorsPanel"]
 
 NEW_FILE_NAME = "validators.py"
 NEW_VALIDATORS = '''"""Python validators of this scenario. Reference one in the scenario TOML:
@@ -66,18 +64,22 @@ HOW_TO_REFERENCE = (
 )
 
 
-class ValidatorsDock(QWidget):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
+class ValidatorsPanel(QWidget):
+    flipsChanged = Signal(object)  # {step: [Flip]} of the shown run: the timeline marks them
+    stepRequested = Signal(int)  # a flip of the shown run was activated: select its step
+    runRequested = Signal(str)  # a flip of another run: show that run (then its step)
+    copySaved = Signal(str)  # a demo saved as a copy: the copy is the scenario from now on
+
+    def __init__(self, store_path: Path, notify: Notifier, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._notify = notify
         self._ref: str | None = None  # the scenario whose validators are shown
         self._scenario: Scenario | None = None
         self._shown: LiveRun | None = None
         self._result: RevalidationResult | None = None
         self._pending_step: tuple[str, int] | None = None  # a flip to select once its run shows
         self._created: list[Path] = []  # "New validators.py" files not referenced yet
-        self.dock: QDockWidget | None = None  # set by install_validators_dock
-        self.revalidator = Revalidator(window.store.path, self)
+        self.revalidator = Revalidator(store_path, self)
 
         self.python_editor = PythonFileEditor(self)
         self.table = ValidatorsTable(self)
@@ -156,7 +158,7 @@ class ValidatorsDock(QWidget):
             self.revalidator.cancel()
             self.flips.show_message("Save a validator to re-validate the recorded outputs.")
             self._set_flips_title(None)
-            self._window.timeline.set_flips({})
+            self.flipsChanged.emit({})
         self._ref = ref
         self._scenario = None
         error = ""
@@ -203,7 +205,7 @@ class ValidatorsDock(QWidget):
         left = self.python_editor.path()
         self.python_editor.open_file(path)
         if left is not None and left not in kept and left in self.python_editor.drafts():
-            self._window.message_bar.show_message(
+            self._notify.show_message(
                 "info", f"Your unsaved edits of {left.name} are kept: open it again to save them."
             )
         self._show_problems()
@@ -239,7 +241,7 @@ class ValidatorsDock(QWidget):
                 self.set_scenario(origin)
         self._show_timeline_flips()
         if self._pending_step is not None and self._pending_step[0] == run.run_id:
-            self._window.timeline.select_step(self._pending_step[1])
+            self.stepRequested.emit(self._pending_step[1])
             self._pending_step = None
 
     @staticmethod
@@ -276,9 +278,7 @@ class ValidatorsDock(QWidget):
 
     def _table_saved(self, path: str) -> None:
         if self._ref is not None and Path(path) != Path(self._ref):
-            # A demo saved as a copy: the copy is the scenario from now on.
-            if not self._window.library.select_scenario(path):
-                self.set_scenario(path)
+            self.copySaved.emit(path)  # the window shows it (and calls set_scenario)
         else:
             self.set_scenario(self._ref)  # its python files may have changed
         self.revalidate()
@@ -303,7 +303,7 @@ class ValidatorsDock(QWidget):
 
     def _failed(self, message: str) -> None:
         self.flips.show_message(message)
-        self._window.message_bar.show_message("error", message)
+        self._notify.show_message("error", message)
 
     def _show_timeline_flips(self) -> None:
         shown, result = self._shown, self._result
@@ -313,7 +313,7 @@ class ValidatorsDock(QWidget):
                 if run.run_id == shown.run_id:
                     for flip in run.flips:
                         flips.setdefault(flip.step, []).append(flip)
-        self._window.timeline.set_flips(flips)
+        self.flipsChanged.emit(flips)
 
     def _show_problems(self) -> None:
         path = self.python_editor.path()
@@ -344,9 +344,7 @@ class ValidatorsDock(QWidget):
             try:
                 path.write_text(NEW_VALIDATORS, encoding="utf-8")
             except OSError as exc:
-                self._window.message_bar.show_message(
-                    "error", f"Cannot create {path}: {exc.strerror or exc}"
-                )
+                self._notify.show_message("error", f"Cannot create {path}: {exc.strerror or exc}")
                 return None
         if not missing:
             self._created.append(path)
@@ -358,20 +356,7 @@ class ValidatorsDock(QWidget):
     def _flip_activated(self, run_id: str, step: int) -> None:
         shown = self._shown
         if shown is not None and shown.run_id == run_id:
-            self._window.timeline.select_step(step)
+            self.stepRequested.emit(step)
             return
         self._pending_step = (run_id, step)
-        self._window.library.select_run(run_id)  # shows it; show_run selects the step
-
-
-def install_validators_dock(window: MainWindow) -> ValidatorsDock:
-    """Adds the dock (a tab beside Policy), its View-menu toggle and the scenario wiring; the
-    window calls ``show_run`` whenever it shows a run."""
-    panel = ValidatorsDock(window)
-    dock = window._dock(
-        "Validators", "validatorsDock", panel, Qt.DockWidgetArea.RightDockWidgetArea
-    )
-    window.tabifyDockWidget(window.policy_dock, dock)
-    window.view_menu.addAction(dock.toggleViewAction())
-    panel.dock = dock
-    return panel
+        self.runRequested.emit(run_id)  # the window shows it; show_run selects the step
