@@ -42,7 +42,7 @@ from PySide6.QtCore import QElapsedTimer, QTimer
 from results import cpu_model, write_section  # bench/results.py (this folder is on sys.path)
 
 from inspector.app.driven import drive_window, next_emission
-from inspector.app.main_window import MainWindow
+from inspector.app.shell.main_window import MainWindow
 from inspector.core.events import fan_out
 from inspector.core.loop import run_turn
 from inspector.core.recording import scenario_of

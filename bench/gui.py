@@ -45,10 +45,10 @@ from PySide6.QtWidgets import (
 )
 from results import write_section  # bench/results.py (this folder is on sys.path)
 
-from inspector.app.attempts_view import AttemptsView
-from inspector.app.refcount_guard import immortalize_none
-from inspector.app.step_detail import RESPONSE, StepDetail
-from inspector.app.timeline_view import TimelineView
+from inspector.app.detail.attempts_view import AttemptsView
+from inspector.app.detail.step_detail import RESPONSE, StepDetail
+from inspector.app.runtime.refcount_guard import immortalize_none
+from inspector.app.timeline.timeline_view import TimelineView
 from inspector.core.events import Event, RunStarted, StepStarted, TextDelta
 from inspector.core.live import LiveRun
 from inspector.core.messages import Message, ToolCall

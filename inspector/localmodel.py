@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Literal
 
 import httpx
-import platformdirs
 from pydantic import BaseModel
 
+from inspector import locations
 from inspector.core.errors import InspectorError
 
 INSTALL_COMMAND = "make local-model"
@@ -44,8 +44,8 @@ SERVER_FLAGS: tuple[str, ...] = (
 )  # fmt: skip
 # What `llama-cpp-python[server]` brings besides llama_cpp itself.
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
-DIR_ENV = "AGENT_INSPECTOR_LOCAL_MODEL_DIR"  # where the model, state file and log live
-MODEL_ENV = "AGENT_INSPECTOR_LOCAL_MODEL"  # another .gguf to serve instead
+DIR_ENV = locations.LOCAL_MODEL_DIR_ENV  # where the model, state file and log live
+MODEL_ENV = locations.LOCAL_MODEL_ENV  # another .gguf to serve instead
 PORT_ENV = "AGENT_INSPECTOR_LOCAL_MODEL_PORT"
 STATE_FILE = "local-model.json"
 LOG_FILE = "local-model.log"
@@ -94,17 +94,11 @@ def base_url(port: int, host: str = HOST) -> str:
 
 def home_dir() -> Path:
     """The folder holding the model, the state file and the server's log."""
-    override = os.environ.get(DIR_ENV)
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_data_dir("agent-inspector", appauthor=False))
+    return locations.local_model_home()
 
 
 def model_path(home: Path | None = None) -> Path:
-    override = os.environ.get(MODEL_ENV)
-    if override:
-        return Path(override).expanduser()
-    return (home or home_dir()) / "models" / MODEL_FILE
+    return locations.local_model_file(home or home_dir(), MODEL_FILE)
 
 
 def default_port() -> int:

@@ -9,6 +9,7 @@ from typing import TextIO
 
 from inspector.core.events import Event, RunFinished, RunStarted, StepFinished
 from inspector.core.records import RunRecord, Step, step_kind
+from inspector.reports.labels import forced_markers, why_ended
 
 
 def _clip(text: str, width: int) -> str:
@@ -17,17 +18,8 @@ def _clip(text: str, width: int) -> str:
 
 
 def _forced(step: Step) -> str:
-    if step.forced is None:
-        return ""
-    parts = []
-    choice = step.forced.tool_choice
-    if choice == "none":
-        parts.append("tools disabled")
-    elif isinstance(choice, dict):
-        parts.append(f"{choice.get('name')} pinned")
-    if step.forced.instruction_appended:
-        parts.append("instruction appended")
-    return "[forced: " + ", ".join(parts) + "]" if parts else ""
+    labels = [label for label, _ in forced_markers(step.forced)]
+    return "[forced: " + " ".join(labels) + "]" if labels else ""
 
 
 def _what(step: Step) -> str:
@@ -75,9 +67,7 @@ def step_line(step: Step) -> str:
 
 def summary_lines(record: RunRecord) -> list[str]:
     b = record.budgets
-    why = str(record.termination)
-    if record.fallback_trigger:
-        why = f"{record.fallback_trigger} → {record.termination}"
+    why = why_ended(record.termination, record.fallback_trigger)
     lines = [
         f"{record.status} ({why}) · attempts {b.attempts_used}/{b.max_attempts}"
         f" · steps {b.steps_used}/{b.max_steps} · tokens in {record.usage.input_tokens}"

@@ -25,7 +25,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from inspector.app.app import save_screenshot
 from inspector.app.driven import drive_window, next_emission
-from inspector.app.main_window import MainWindow
+from inspector.app.shell.main_window import MainWindow
 from inspector.core.records import RunRecord
 
 SCENARIO = """\
@@ -114,8 +114,8 @@ async def scenes(window: MainWindow, out: Path, folder: Path) -> None:
     (folder / "checks.py").write_text(STRICT, encoding="utf-8")
 
     await run(window, str(scenario))
-    assert window.validators.dock is not None
-    window.validators.dock.raise_()
+    assert window.validators_dock is not None
+    window.validators_dock.raise_()
     await save_validators(window, LAX)
     window.timeline.select_last()
     window.validators.python_editor.editor.go_to_line(5)

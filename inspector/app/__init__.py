@@ -1,7 +1,7 @@
 """The PySide6 + qasync window (issue 5). The only package that imports Qt; only
 ``inspector.commands.gui`` imports it, lazily, so the CLI works without a display."""
 
-from inspector.app.refcount_guard import immortalize_none
+from inspector.app.runtime.refcount_guard import immortalize_none
 
 # Before any Qt object exists: shiboken6 6.12.0 on CPython 3.11 drops a reference to None on
 # every void Qt call, which aborts the interpreter after a few thousand (see refcount_guard).

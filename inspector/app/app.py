@@ -12,11 +12,11 @@ from pathlib import Path
 from PySide6.QtCore import QMessageLogContext, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
-from inspector.app.gui_collector import GuiThreadCollector
-from inspector.app.icons import app_icon
-from inspector.app.main_window import MainWindow
-from inspector.app.runner import InspectorEventLoop
-from inspector.app.welcome import is_first_run
+from inspector.app.runtime.gui_collector import GuiThreadCollector
+from inspector.app.runtime.runner import InspectorEventLoop
+from inspector.app.shell.main_window import MainWindow
+from inspector.app.shell.welcome import is_first_run
+from inspector.app.widgets.icons import app_icon
 from inspector.core.records import RunRecord
 from inspector.store import Store, resolve_db_path
 

@@ -14,9 +14,9 @@ import shiboken6
 from PySide6.QtCore import SignalInstance
 
 from inspector.app.app import WINDOW_SIZE, application
-from inspector.app.gui_collector import GuiThreadCollector
-from inspector.app.main_window import MainWindow
-from inspector.app.runner import InspectorEventLoop
+from inspector.app.runtime.gui_collector import GuiThreadCollector
+from inspector.app.runtime.runner import InspectorEventLoop
+from inspector.app.shell.main_window import MainWindow
 from inspector.store import Store
 
 __all__ = ["drive_window", "next_emission"]

@@ -33,12 +33,12 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.reports.compare import compare_runs
     from inspector.reports.compare_text import render_comparison
     from inspector.store import Store
+    from inspector.workflows.compare import different_scenarios
 
     with Store.open(args.db) as store:
         records = [store.load(run_id) for run_id in [args.first, *args.others]]
-    scenarios = list(dict.fromkeys(r.scenario for r in records))
-    if len(scenarios) > 1:
-        listed = ", ".join(f"{r.run_id} is {r.scenario!r}" for r in records)
+    listed = different_scenarios(records)
+    if listed is not None:
         if not args.any_scenario:
             raise ScenarioError(
                 f"compare: the runs are of different scenarios ({listed}); "

@@ -29,15 +29,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
-    from inspector.reports.synthetic_events import events_from_record
     from inspector.store import Store
+    from inspector.workflows.runs import events_or_rebuilt
 
     with Store.open(args.db) as store:
         record = store.load(args.run_id)
-        events: Sequence[Timed] = store.events(record.run_id)
-    synthesized = not events
-    if synthesized:  # stored without its event log (an import): rebuilt, and the export says so
-        events = events_from_record(record)
+        # Stored without its event log (an import): rebuilt, and the export says so.
+        events: Sequence[Timed]
+        events, synthesized = events_or_rebuilt(store, record)
     if args.format == "html":
         from inspector.reports.html_report import render_html
 

@@ -33,21 +33,16 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.commands.run import drive, exit_code, print_record, stored_record, terminal_sink
     from inspector.core.events import fan_out
     from inspector.core.records import RunRecord
-    from inspector.providers.factory import build_provider
-    from inspector.providers.replay import ReplayProvider, replay_turn
+    from inspector.providers.replay import ReplayProvider
     from inspector.store import Store
+    from inspector.workflows.turns import replay
 
     with Store.open(args.db) as store:
         original = store.load(args.run_id)
         finished: list[RunRecord] = []
         recorder = store.recorder()
         sink = fan_out(recorder, terminal_sink(out, as_json=args.json, finished=finished))
-        turn = replay_turn(
-            original,
-            overrides=args.overrides,
-            live=None if args.offline else build_provider,
-            sink=sink,
-        )
+        turn = replay(original, args.overrides, sink, offline=args.offline)
         record = stored_record(store, recorder, drive(turn, finished))
     if args.json:
         print_record(record, out)

@@ -18,12 +18,11 @@ from inspector.commands import add_db_argument
 
 if TYPE_CHECKING:
     from inspector.core.records import RunRecord
-    from inspector.core.revalidate import Matrix, MatrixRow, Revalidation
+    from inspector.core.revalidate import Revalidation
 
 NAME = "revalidate"
 HELP = "re-run validators over a run's recorded outputs (no model call)"
 EXIT_OK, EXIT_FAILED = 0, 1
-MARKS = {"pass": "P", "fail": "F", "error": "E"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,103 +45,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def recheck(record: RunRecord, file: Path | None) -> Revalidation:
     """One run re-judged by its scenario's validators, or those ``file`` gives."""
-    import asyncio
+    from inspector.workflows.revalidate import recheck
 
-    from inspector.core.recording import scenario_of
-    from inspector.core.revalidate import ValidatorSet, read_validator_file, revalidate
-
-    scenario = scenario_of(record)
-    chosen = read_validator_file(file, scenario) if file else ValidatorSet.of(scenario)
-    return asyncio.run(revalidate(record, scenario, chosen.compile(scenario)))
-
-
-# ---- text output ---------------------------------------------------------------------------------
-
-
-def _verdict(status: str, name: str, reason: str) -> str:
-    from inspector.core.records import VERDICT_MARK
-
-    return f"{VERDICT_MARK[status]} {name}" + (f": {reason}" if status != "pass" and reason else "")
-
-
-def accepted_text(step: int | None) -> str:
-    """Which step's output was accepted: ``step 4``, or ``none``."""
-    return f"step {step}" if step is not None else "none"
-
-
-def format_result(result: Revalidation) -> str:
-    lines = [
-        f"run {result.run_id} ({result.scenario}) · {result.outputs} output(s) re-judged, "
-        "no model call"
-    ]
-    by_step: dict[int, list[str]] = {}
-    for v in result.verdicts:
-        by_step.setdefault(v.step, []).append(_verdict(v.status, v.validator, v.reason))
-    for step, verdicts in by_step.items():
-        lines.append(f"#{step:<3} " + "  ".join(verdicts))
-    if result.flips:
-        lines.append(f"{len(result.flips)} flip(s):")
-        for f in result.flips:
-            lines.append(f"  #{f.step} {f.validator}: {f.before or '-'} → {f.after or '-'}")
-    else:
-        lines.append("no verdict flips")
-    lines.append(
-        f"accepted output: {accepted_text(result.accepted_before)} as recorded, "
-        f"{accepted_text(result.accepted_after)} now"
-    )
-    return "\n".join(lines)
-
-
-def format_matrix(table: Matrix) -> str:
-    """Rows are runs, columns validators; a cell has one letter per judged output, in step
-    order (P pass, F fail, E error)."""
-    head = ["run_id", "status", *table.validators, "before", "now", "flips"]
-    rows: list[list[str]] = [head]
-    errors: dict[int, str] = {}  # row position -> why it could not be re-validated
-    for r in table.rows:
-        if r.error is not None:
-            errors[len(rows)] = f"cannot re-validate: {r.error}"
-            rows.append([r.run_id, r.status])
-            continue
-        cells = ["".join(MARKS[s] for s in r.cells.get(v, [])) or "-" for v in table.validators]
-        before = "pass" if r.passed_before else "fail"
-        now = f"pass (#{r.accepted_after})" if r.passed_after else "fail"
-        rows.append([r.run_id, r.status, *cells, before, now, str(r.flips)])
-    widths = [max(len(row[i]) for row in rows if i < len(row)) for i in range(len(head))]
-    lines = [f"scenario {table.scenario} · {len(table.rows)} run(s) re-validated, no model call"]
-    for at, row in enumerate(rows):
-        cells = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
-        if at in errors:
-            cells.append(errors[at])
-        lines.append("  ".join(cells).rstrip())
-    lines.append("cells: one letter per judged output, in step order (P pass, F fail, E error)")
-    return "\n".join(lines)
+    return recheck(record, file)
 
 
 # ---- the command ---------------------------------------------------------------------------------
 
 
 def _matrix(args: argparse.Namespace, out: TextIO) -> int:
-    from inspector.core.errors import InspectorError, ScenarioError
-    from inspector.core.revalidate import error_row, matrix, matrix_row
-    from inspector.store import Store
+    from inspector.reports.revalidate_text import format_matrix
+    from inspector.workflows.revalidate import revalidate_scenario
 
-    rows: list[MatrixRow] = []
-    with Store.open(args.db) as store:
-        summaries = store.runs(scenario=args.scenario)
-        if not summaries:
-            raise InspectorError(f"no recorded run of scenario {args.scenario!r} in {store.path}")
-        for summary in summaries:
-            try:
-                record = store.load(summary.run_id)
-                rows.append(matrix_row(record, recheck(record, args.validators)))
-            except ScenarioError as exc:
-                if args.validators is not None:
-                    raise  # the file is at fault, not this run
-                rows.append(error_row(summary.run_id, summary.started_at, summary.status, str(exc)))
-            except InspectorError as exc:  # e.g. a run still being recorded
-                rows.append(error_row(summary.run_id, summary.started_at, summary.status, str(exc)))
-    table = matrix(args.scenario, rows)
+    table = revalidate_scenario(args.db, args.scenario, args.validators)
     if args.json:
         json.dump(table.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
         out.write("\n")
@@ -154,6 +69,7 @@ def _matrix(args: argparse.Namespace, out: TextIO) -> int:
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.errors import ScenarioError
+    from inspector.reports.revalidate_text import format_result
     from inspector.store import Store
 
     if (args.run_id is None) == (args.scenario is None):

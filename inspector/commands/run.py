@@ -75,29 +75,27 @@ def stored_record(store: Store, recorder: Recorder, record: RunRecord) -> RunRec
     """The record as the store rebuilds it (what every later command sees). When recording
     failed part-way (the engine reported it and detached the recorder), the finished record is
     written now; if even that fails, the one in memory is shown and the error said."""
-    if recorder.error is not None:
-        from inspector.store import StoreError
+    from inspector.store import StoreError
+    from inspector.workflows.turns import settle
 
-        try:
-            store.settle(record)
-        except StoreError as exc:
-            print(f"agent-inspector: {exc}", file=sys.stderr)
-            return record
+    try:
+        settle(store, recorder, record)
+    except StoreError as exc:
+        print(f"agent-inspector: {exc}", file=sys.stderr)
+        return record
     return store.load(record.run_id)
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
-    from inspector.providers.factory import build_provider
-    from inspector.resources import resolve_scenario
     from inspector.store import Store
+    from inspector.workflows.turns import plan_turn
 
-    scenario = resolve_scenario(args.scenario, args.overrides)
-    provider = build_provider(scenario)
+    plan = plan_turn(args.scenario, args.overrides)
     with Store.open(args.db) as store:
         finished: list[RunRecord] = []
         recorder = store.recorder()
         sink = fan_out(recorder, terminal_sink(out, as_json=args.json, finished=finished))
-        turn = Turn(scenario, provider, sink, overrides=args.overrides)
+        turn = plan.turn(sink)
         record = stored_record(store, recorder, drive(turn, finished))
     if args.json:
         print_record(record, out)

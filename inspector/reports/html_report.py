@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from inspector import __version__
 from inspector.core.records import RunRecord, Step
 from inspector.reports import EXPORT_VERSION
-from inspector.reports.labels import forced_label, step_kind
+from inspector.reports.labels import forced_label, step_kind, why_ended
 from inspector.reports.redact import redact, scrub_keys
 
 TEMPLATE = "run_report.html.j2"
@@ -119,9 +119,7 @@ def streamed_answers(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def termination_text(record: RunRecord) -> str:
-    if record.fallback_trigger:
-        return f"{record.fallback_trigger} → {record.termination}"
-    return str(record.termination or "")
+    return why_ended(record.termination, record.fallback_trigger)
 
 
 def _json(value: Any, indent: int | None = 2) -> str:

@@ -1,9 +1,29 @@
-"""Short words for a step, shared by the compare table and the HTML report."""
+"""The words every view uses for a run and its steps: statuses, terminations, why a run ended and
+the markers of forced steps. The terminal timeline, the HTML report, the compare text and the
+window all spell them from here, so a rename happens once (see docs/architecture.md)."""
 
 from __future__ import annotations
 
-from inspector.core.records import Forced, Step
+from inspector.core.records import VERDICT_MARK, Forced, Step, Verdict
 from inspector.core.records import step_kind as core_step_kind
+
+
+def words(value: str | None) -> str:
+    """A status or termination as prose: ``failed_validation`` → ``failed validation``."""
+    return (value or "").replace("_", " ")
+
+
+def why_ended(termination: str | None, fallback_trigger: str | None = None) -> str:
+    """``step_cap``, or ``max_attempts → fallback`` when a fallback answered in the model's
+    place (the record's own tokens: pass it through ``words`` for prose)."""
+    if fallback_trigger:
+        return f"{fallback_trigger} → {termination}"
+    return str(termination or "")
+
+
+def outcome(status: str, termination: str | None) -> str:
+    """``failed (step cap)``: the status and, when known, what ended the run."""
+    return status + (f" ({words(termination)})" if termination else "")
 
 
 def step_kind(step: Step) -> str:
@@ -13,18 +33,37 @@ def step_kind(step: Step) -> str:
     return "final answer" if kind == "final" else kind
 
 
+def forced_markers(forced: Forced | None) -> list[tuple[str, str]]:
+    """(label, tooltip) per way the loop forced a step's request (B2/B3)."""
+    if forced is None:
+        return []
+    markers = []
+    choice = forced.tool_choice
+    if choice == "none":
+        markers.append(("tools off", "Tools disabled on this step (tool_choice: none)"))
+    elif choice == "required":
+        markers.append(("tool required", "A tool call was required (tool_choice: required)"))
+    elif isinstance(choice, dict):
+        name = str(choice.get("name", "?"))
+        markers.append((f"{name} pinned", f"tool_choice pinned to the {name} tool"))
+    elif choice:
+        markers.append((f"tool_choice {choice}", f"tool_choice set to {choice}"))
+    if forced.instruction_appended:
+        markers.append(
+            ("+instruction", "The final-step instruction was appended to the system prompt")
+        )
+    return markers
+
+
 def forced_label(forced: Forced | None) -> str:
     """``forced: tools off +instruction`` (B2) or ``forced: final_answer pinned`` (B3); "" if
     the loop did not force the step."""
     if forced is None:
         return ""
-    parts = []
-    if forced.tool_choice == "none":
-        parts.append("tools off")
-    elif isinstance(forced.tool_choice, dict):
-        parts.append(f"{forced.tool_choice.get('name')} pinned")
-    elif forced.tool_choice:
-        parts.append(f"tool_choice {forced.tool_choice}")
-    if forced.instruction_appended:
-        parts.append("+instruction")
-    return "forced: " + " ".join(parts) if parts else "forced"
+    labels = [label for label, _ in forced_markers(forced)]
+    return "forced: " + " ".join(labels) if labels else "forced"
+
+
+def verdict_label(verdict: Verdict) -> str:
+    """``✓ no_markdown``: a verdict's mark and its validator (a chip's text)."""
+    return f"{VERDICT_MARK[verdict.status]} {verdict.validator}"

@@ -5,8 +5,8 @@ Knows ``inspector.core`` and ``sqlite3`` only.
 
 from __future__ import annotations
 
+from inspector.locations import default_db_path, resolve_db_path
 from inspector.store.database import StoreError
-from inspector.store.locations import default_db_path, resolve_db_path
 from inspector.store.models import RunNotFound, RunSummary, StoredEvent
 from inspector.store.reader import RunStillRecording
 from inspector.store.recorder import Recorder

@@ -9,9 +9,9 @@ from pathlib import Path
 from types import TracebackType
 
 from inspector.core.records import RunRecord
+from inspector.locations import resolve_db_path
 from inspector.store import reader
 from inspector.store.database import RUNNING_BUSY_TIMEOUT_MS, StoreError, connect
-from inspector.store.locations import resolve_db_path
 from inspector.store.models import RunSummary, StoredEvent
 from inspector.store.recorder import Recorder, save_record
 from inspector.store.recovery import recover

@@ -15,9 +15,9 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from inspector.app.gui_collector import GuiThreadCollector
-from inspector.app.main_window import MainWindow
-from inspector.app.runner import InspectorEventLoop, TurnRunner
+from inspector.app.runtime.gui_collector import GuiThreadCollector
+from inspector.app.runtime.runner import InspectorEventLoop, TurnRunner
+from inspector.app.shell.main_window import MainWindow
 from inspector.store import Store
 
 WINDOW_SIZE = (1400, 900)
@@ -27,7 +27,9 @@ WINDOW_SIZE = (1400, 900)
 def quitting_discards_edits(monkeypatch: pytest.MonkeyPatch) -> None:
     """A modal question would hang a headless test: a window a test closes discards its unsaved
     edits unless the test sets ``window.ask_discard`` itself (tests/app/test_unsaved_edits.py)."""
-    monkeypatch.setattr("inspector.app.main_window.ask_discard", lambda _parent, _unsaved: True)
+    monkeypatch.setattr(
+        "inspector.app.shell.main_window.ask_discard", lambda _parent, _unsaved: True
+    )
 
 
 @pytest.fixture

@@ -22,15 +22,15 @@ from PySide6.QtWidgets import QLabel, QTableWidget, QWidget
 from pytestqt.qtbot import QtBot
 
 import inspector
-from inspector.app import about, provider_settings, welcome
-from inspector.app.about import AboutDialog, show_about
-from inspector.app.provider_settings import (
+from inspector.app.shell import about, provider_settings, welcome
+from inspector.app.shell.about import AboutDialog, show_about
+from inspector.app.shell.provider_settings import (
     KNOWN_KEY_NAMES,
     NO_BACKEND_MESSAGE,
     KeyringUnavailable,
     ProviderSettingsDialog,
 )
-from inspector.app.welcome import WelcomePanel
+from inspector.app.shell.welcome import WelcomePanel
 from inspector.core.scenario import ModelConfig
 from inspector.providers.http import KEYRING_SERVICE, resolve_api_key
 from inspector.resources import demo_names

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from inspector.app.attempts_view import AttemptsView, group_attempts
+from inspector.app.detail.attempts_view import AttemptsView, group_attempts
 from inspector.core.events import RunFinished
 from inspector.core.live import LiveRun
 from tests.app.timeline_fixtures import demo_run, stored_run

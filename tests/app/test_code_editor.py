@@ -11,9 +11,9 @@ from PySide6.QtGui import QAction, QHelpEvent, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QMainWindow, QToolTip
 from pytestqt.qtbot import QtBot
 
-from inspector.app.code_editor import CodeEditor
-from inspector.app.find_bar import FindBar
-from inspector.app.python_file_editor import PythonFileEditor
+from inspector.app.validators.python_file_editor import PythonFileEditor
+from inspector.app.widgets.code_editor import CodeEditor
+from inspector.app.widgets.find_bar import FindBar
 
 SOURCE = '''def check(output, ctx):
     """Validators return None, False or a message.

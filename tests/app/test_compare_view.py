@@ -17,21 +17,22 @@ from PySide6.QtGui import QColor, QImage, QPalette
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from inspector.app import compare_lines, compare_window
 from inspector.app.app import save_screenshot
-from inspector.app.compare_item_model import (
+from inspector.app.compare import compare_controller
+from inspector.app.compare.compare_item_model import (
     CELL_ROLE,
     DIVERGES_ROLE,
     ROW_KIND_ROLE,
     STEP_ROLE,
     CompareItemModel,
 )
-from inspector.app.compare_line_diff import diff_colour
-from inspector.app.compare_lines import align, diff_requests, request_lines, rewrapped
-from inspector.app.compare_view import CompareView
-from inspector.app.main_window import MainWindow
+from inspector.app.compare.compare_line_diff import diff_colour
+from inspector.app.compare.compare_view import CompareView
+from inspector.app.shell.main_window import MainWindow
 from inspector.core.records import RunRecord
+from inspector.reports import compare_lines
 from inspector.reports.compare import StepCell, compare_runs
+from inspector.reports.compare_lines import align, diff_requests, request_lines, rewrapped
 from tests.app.conftest import streaming_scenario
 from tests.app.test_screenshots import not_blank
 from tests.unit.demo_runs import demo_record
@@ -331,7 +332,7 @@ def test_any_failure_to_read_is_one_line_and_leaves_no_status_behind(
     def broken(path: Path, run_ids: list[str]) -> None:
         raise RuntimeError("database disk image is malformed\n(at page 12)")
 
-    monkeypatch.setattr(compare_window, "load_comparison", broken)
+    monkeypatch.setattr(compare_controller, "load_comparison", broken)
     window.compare_runs(["aaaa", "bbbb"])
     assert window.statusBar().currentMessage() == "Comparing 2 runs…"
     qtbot.waitUntil(lambda: window.message_bar.level == "error")
@@ -345,13 +346,13 @@ def test_a_comparison_the_user_moved_away_from_does_not_land(
 ) -> None:
     first, second = _run(window, qtbot), _run(window, qtbot, LATEST)
     release = threading.Event()
-    load = compare_window.load_comparison
+    load = compare_controller.load_comparison
 
     def slow(path: Path, run_ids: list[str]) -> object:
         release.wait(10)
         return load(path, run_ids)
 
-    monkeypatch.setattr(compare_window, "load_comparison", slow)
+    monkeypatch.setattr(compare_controller, "load_comparison", slow)
     window.compare_runs([first.run_id, second.run_id])
     window.library.select_run(first.run_id)  # a plain click on one run: its timeline
     qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == first.run_id)

@@ -9,7 +9,7 @@ import weakref
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from inspector.app.gui_collector import GuiThreadCollector, due_generation
+from inspector.app.runtime.gui_collector import GuiThreadCollector, due_generation
 
 
 @pytest.mark.parametrize(

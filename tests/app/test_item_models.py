@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 
-from inspector.app.runs_item_model import (
+from inspector.app.library.runs_item_model import (
     COLUMNS,
     RUN_ID_ROLE,
     RunsItemModel,
@@ -16,7 +16,7 @@ from inspector.app.runs_item_model import (
     run_cells,
     started_text,
 )
-from inspector.app.scenarios_item_model import REF_ROLE, ScenariosItemModel
+from inspector.app.library.scenarios_item_model import REF_ROLE, ScenariosItemModel
 from inspector.store import RunSummary
 
 

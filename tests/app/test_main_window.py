@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
-from inspector.app.main_window import MainWindow, record_problem, run_title
-from inspector.app.runs_item_model import STATUS
+from inspector.app.library.runs_item_model import STATUS
+from inspector.app.shell.main_window import MainWindow, record_problem, run_title
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord
@@ -270,7 +270,7 @@ def test_a_stored_run_loads_off_the_ui_thread_and_a_stale_load_is_dropped(
 ) -> None:
     import threading
 
-    from inspector.app import main_window
+    from inspector.app.shell import main_window
 
     window.library.select_scenario("demo:empty-final")
     first = _run_with_keys(window, qtbot)
@@ -330,7 +330,7 @@ def test_a_finishing_run_leaves_the_runs_list_on_the_run_being_looked_at(
 def test_at_1400_by_900_the_runs_list_says_why_and_the_timeline_fits(
     window: MainWindow, qtbot: QtBot, demo: str, status: str
 ) -> None:
-    from inspector.app.runs_item_model import SCENARIO
+    from inspector.app.library.runs_item_model import SCENARIO
 
     window.library.select_scenario(f"demo:{demo}")
     window.policy.policy_form.editors["max_attempts"].editor.setValue(1)

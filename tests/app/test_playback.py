@@ -9,14 +9,15 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from inspector.app.main_window import MainWindow, _usage, run_title
-from inspector.app.playback import Playback, load_recording
-from inspector.app.run_status import tokens_text
-from inspector.app.step_detail import RESPONSE
-from inspector.app.timeline_view import TimelineView
+from inspector.app.detail.step_detail import RESPONSE
+from inspector.app.playback.playback import Playback, load_recording
+from inspector.app.shell.main_window import MainWindow, run_title
+from inspector.app.shell.run_status import tokens_text
+from inspector.app.timeline.timeline_view import TimelineView
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord
+from inspector.reports.run_text import usage_so_far
 from inspector.store import Store
 
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -175,7 +176,7 @@ def test_stepping_forward_and_back_lands_on_meaningful_events(
         assert _rows(window.timeline) == _rows(scratch)
         assert _steps(playback.run) == _steps(folded)
         assert window.run_heading.text() == playback.heading()
-        assert window.status.tokens.text() == tokens_text(_usage(folded))  # not the end's
+        assert window.status.tokens.text() == tokens_text(usage_so_far(folded))  # not the end's
     assert window.timeline.model.rowCount() == 0
 
 

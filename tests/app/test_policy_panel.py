@@ -17,16 +17,16 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from inspector.app.form_fields import (
+from inspector.app.policy.policy_panel import ModelForm, PolicyPanel
+from inspector.core.policy import Policy
+from inspector.core.scenario import ModelConfig, parse_override
+from inspector.editing.form_fields import (
     field_errors,
     field_specs,
     overrides,
     parse_value_text,
     toml_literal,
 )
-from inspector.app.policy_panel import ModelForm, PolicyPanel
-from inspector.core.policy import Policy
-from inspector.core.scenario import ModelConfig, parse_override
 from inspector.resources import resolve_scenario
 
 

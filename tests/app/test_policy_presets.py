@@ -11,9 +11,11 @@ import pytest
 from PySide6.QtWidgets import QComboBox, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from inspector.app.main_window import MainWindow
-from inspector.app.policy_panel import PolicyPanel
-from inspector.app.policy_presets import (
+from inspector.app.policy.policy_panel import PolicyPanel
+from inspector.app.shell.main_window import MainWindow
+from inspector.core.policy import Policy
+from inspector.core.records import RunRecord
+from inspector.editing.policy_presets import (
     ENV_VAR,
     PresetError,
     all_presets,
@@ -22,8 +24,6 @@ from inspector.app.policy_presets import (
     read_preset,
     save_preset,
 )
-from inspector.core.policy import Policy
-from inspector.core.records import RunRecord
 from inspector.resources import resolve_scenario
 
 BUILT_INS = {

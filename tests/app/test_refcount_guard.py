@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from inspector.app.refcount_guard import immortalize_none
+from inspector.app.runtime.refcount_guard import immortalize_none
 
 
 def test_void_calls_cannot_use_up_none(qtbot: QtBot) -> None:

@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from inspector.app import main_window
-from inspector.app.main_window import MainWindow
-from inspector.app.runner import InspectorEventLoop, TurnRunner
+from inspector.app.runtime.runner import InspectorEventLoop, TurnRunner
+from inspector.app.shell import main_window
+from inspector.app.shell.main_window import MainWindow
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.provider import Provider

@@ -16,21 +16,21 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 from qasync import QThreadExecutor
 
-from inspector.app.flips_view import FlipColumn, FlipRow, FlipsItemModel, summary_line
-from inspector.app.main_window import MainWindow
-from inspector.app.revalidation import (
+from inspector.app.shell.main_window import MainWindow
+from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
+from inspector.app.validators.flips_view import FlipColumn, FlipRow, FlipsItemModel, summary_line
+from inspector.app.validators.revalidation import (
     RevalidationResult,
     Revalidator,
     python_files,
     revalidate_runs,
     syntax_problem,
 )
-from inspector.app.timeline_item_model import Column, TimelineItemModel, TimelineRole
-from inspector.app.validators_dock import NEW_VALIDATORS, ValidatorsDock
-from inspector.commands.revalidate import format_matrix
+from inspector.app.validators.validators_panel import NEW_VALIDATORS, ValidatorsPanel
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, SourceLocation
 from inspector.core.revalidate import Flip, Revalidation
+from inspector.reports.revalidate_text import format_matrix
 from inspector.resources import resolve_scenario
 from tests.app.conftest import write_scenario
 from tests.app.timeline_fixtures import stored_run
@@ -89,7 +89,7 @@ def scenario(tmp_path: Path) -> Path:
     return write_scenario(tmp_path, SCENARIO, "sms.toml")
 
 
-def dock_of(window: MainWindow) -> ValidatorsDock:
+def dock_of(window: MainWindow) -> ValidatorsPanel:
     return window.validators
 
 
@@ -167,8 +167,8 @@ def test_saving_a_laxer_validator_flips_the_rejected_step_without_a_model_call(
     # Clicking the flip selects its step in the timeline.
     window.timeline.select_step(2)
     table = dock.flips.table
-    assert dock.dock is not None
-    dock.dock.raise_()
+    assert window.validators_dock.widget() is dock
+    window.validators_dock.raise_()
     qtbot.waitUntil(table.isVisible)
     rect = table.visualRect(dock.flips.model.index(0, FlipColumn.VALIDATOR))
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
@@ -619,7 +619,7 @@ def test_an_unexpected_error_is_one_line_not_an_endless_revalidating(
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("a bug of ours")
 
-    monkeypatch.setattr("inspector.app.revalidation.revalidate_runs", broken)
+    monkeypatch.setattr("inspector.app.validators.revalidation.revalidate_runs", broken)
     revalidator = Revalidator(tmp_path / "runs.sqlite3")
     with qtbot.waitSignal(revalidator.failed, timeout=10_000) as failed:
         revalidator.revalidate("demo:retry-feedback", ["abc"])

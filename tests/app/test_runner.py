@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from inspector.app.runner import InspectorEventLoop, TurnRunner
+from inspector.app.runtime.runner import InspectorEventLoop, TurnRunner
 from inspector.core.events import Event
 from inspector.core.records import RunRecord
 from inspector.store import Store

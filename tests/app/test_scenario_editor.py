@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from inspector.app.main_window import MainWindow
-from inspector.app.scenario_editor import ScenarioEditor
+from inspector.app.scenario.scenario_editor import ScenarioEditor
+from inspector.app.shell.main_window import MainWindow
 from inspector.core.records import RunRecord
 from inspector.core.scenario import load_scenario, scenario_from_dict
 from inspector.reports.compare import compare_runs

@@ -10,7 +10,7 @@ from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from inspector.app.app import save_screenshot
-from inspector.app.main_window import MainWindow
+from inspector.app.shell.main_window import MainWindow
 
 OFFLINE_DEMOS = [
     "retry-feedback",

@@ -10,7 +10,14 @@ from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from inspector.app.step_detail import FEEDBACK, MODEL_SAW, RAW, RESPONSE, VERDICTS, StepDetail
+from inspector.app.detail.step_detail import (
+    FEEDBACK,
+    MODEL_SAW,
+    RAW,
+    RESPONSE,
+    VERDICTS,
+    StepDetail,
+)
 from inspector.core.events import StepFinished, StepStarted, TextDelta
 from inspector.core.live import LiveRun
 from tests.app.timeline_fixtures import demo_run, stored_run
@@ -147,7 +154,7 @@ def test_no_step_selected(qtbot: QtBot) -> None:
 def test_json_blocks_wrap_long_values(qtbot: QtBot) -> None:
     from PySide6.QtGui import QTextDocument
 
-    from inspector.app.json_view import json_html
+    from inspector.app.widgets.json_view import json_html
 
     for dark in (False, True):
         document = QTextDocument()

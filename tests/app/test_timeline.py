@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from pytestqt.qtbot import QtBot
 
-from inspector.app.timeline_item_model import Column, TimelineRole
-from inspector.app.timeline_view import TimelineView
+from inspector.app.timeline.timeline_item_model import Column, TimelineRole
+from inspector.app.timeline.timeline_view import TimelineView
 from inspector.core.events import StepStarted
 from inspector.core.live import LiveRun
 from tests.app.timeline_fixtures import demo_run, stored_run
@@ -127,7 +127,7 @@ def _cell_pixels(view: TimelineView, row: int, column: int) -> set[str]:
 
 
 def test_a_slow_steps_latency_bar_is_drawn_at_the_default_width(qtbot: QtBot) -> None:
-    from inspector.app.timeline_delegate import latency_bar_colour
+    from inspector.app.timeline.timeline_delegate import latency_bar_colour
 
     view = make_view(qtbot, stored_run("retry-feedback"))
     view.table.clearSelection()
@@ -147,7 +147,7 @@ def test_chips_stay_in_their_cell_and_failures_come_first(qtbot: QtBot) -> None:
     from PySide6.QtGui import QFont, QFontMetrics, QHelpEvent
     from PySide6.QtWidgets import QStyleOptionViewItem, QToolTip
 
-    from inspector.app.timeline_delegate import chip_order, chip_rects
+    from inspector.app.timeline.timeline_delegate import chip_order, chip_rects
     from inspector.core.records import Verdict
 
     metrics = QFontMetrics(QFont())

@@ -7,11 +7,11 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from pytestqt.modeltest import ModelTester
 
-from inspector.app.timeline_cells import forced_markers, output_preview
-from inspector.app.timeline_item_model import Column, TimelineItemModel, TimelineRole
+from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.core.events import TextDelta
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import Forced, StepRequest
+from inspector.reports.timeline_cells import forced_markers, output_preview
 from tests.app.timeline_fixtures import demo_run, stored_run
 
 DEMOS = [

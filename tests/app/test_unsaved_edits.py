@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from inspector.app.main_window import MainWindow
+from inspector.app.shell.main_window import MainWindow
 from tests.app.conftest import write_scenario
 
 SCENARIO = """

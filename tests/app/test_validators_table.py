@@ -12,11 +12,11 @@ from PySide6.QtWidgets import QComboBox, QLineEdit
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from inspector.app.scenario_files import save_document
-from inspector.app.validator_rows import FEEDBACK, KIND, KINDS, PARAMETERS
-from inspector.app.validators_item_model import ValidatorsItemModel
-from inspector.app.validators_table import ValidatorsTable
+from inspector.app.validators.validators_item_model import ValidatorsItemModel
+from inspector.app.validators.validators_table import ValidatorsTable
+from inspector.app.widgets.scenario_files import save_document
 from inspector.editing import ScenarioDocument
+from inspector.editing.validator_rows import FEEDBACK, KIND, KINDS, PARAMETERS
 from inspector.resources import demo_path
 from tests.app.conftest import write_scenario
 

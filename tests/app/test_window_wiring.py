@@ -17,20 +17,20 @@ from PySide6.QtWidgets import QApplication, QDialog
 from pytestqt.qtbot import QtBot
 
 from inspector import localmodel
-from inspector.app.about import AboutDialog
-from inspector.app.local_model_control import failure_message
-from inspector.app.main_window import MainWindow
-from inspector.app.policy_panel import PolicyPanel
-from inspector.app.provider_presets import (
+from inspector.app.local_model.local_model_control import failure_message
+from inspector.app.policy.policy_panel import PolicyPanel
+from inspector.app.runtime.runner import InspectorEventLoop
+from inspector.app.shell.about import AboutDialog
+from inspector.app.shell.main_window import MainWindow
+from inspector.app.shell.provider_settings import ProviderSettingsDialog
+from inspector.core.records import RunRecord
+from inspector.editing.provider_presets import (
     LOCAL_MODEL_URL,
     local_preset,
     matching_preset,
     preset_values,
     presets,
 )
-from inspector.app.provider_settings import ProviderSettingsDialog
-from inspector.app.runner import InspectorEventLoop
-from inspector.core.records import RunRecord
 from inspector.resources import resolve_scenario
 from inspector.store import Store
 

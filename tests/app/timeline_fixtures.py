@@ -7,7 +7,7 @@ import asyncio
 import functools
 import os
 
-from inspector.app.refcount_guard import immortalize_none
+from inspector.app.runtime.refcount_guard import immortalize_none
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.loop import run_turn

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import inspector
-from inspector.app.about import normalized, runtime_distributions
+from inspector.app.shell.about import normalized, runtime_distributions
 
 pytest.importorskip("PyInstaller", reason="PyInstaller is not installed (.[package])")
 

@@ -4,13 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.app.playback_schedule import (
-    IDLE_CAP_MS,
-    SPEEDS,
-    Schedule,
-    position_text,
-    speed_factor,
-)
 from inspector.core.events import (
     Event,
     StepFinished,
@@ -20,6 +13,13 @@ from inspector.core.events import (
     VerdictsReady,
 )
 from inspector.core.records import Step, StepRequest
+from inspector.reports.playback_schedule import (
+    IDLE_CAP_MS,
+    SPEEDS,
+    Schedule,
+    position_text,
+    speed_factor,
+)
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
 from tests.unit.demo_runs import demo_record
 

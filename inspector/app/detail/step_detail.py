@@ -1,0 +1,426 @@
+"""The right pane: one step in detail, in five tabs — *Model saw* (the exact request),
+*Response* (streaming live), *Verdicts*, *Feedback injected* and *Raw*.
+
+Only the visible tab is rendered; the others are marked stale and rendered when shown, so
+moving through steps with Up/Down stays quick. While the shown step streams, text and reasoning
+deltas are buffered and appended every ``FLUSH_MS`` (never re-rendering what is already shown),
+so a fast stream costs the UI one small append per flush.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
+from PySide6.QtWidgets import (
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.app.detail.chat_bubbles import (
+    ChatView,
+    bubble,
+    heading,
+    message_html,
+    messages_html,
+    muted,
+    note,
+    pre_text,
+    tag,
+)
+from inspector.app.theme import is_dark, status_colour
+from inspector.app.widgets.json_view import JsonView, json_html
+from inspector.core.events import (
+    Event,
+    FallbackUsed,
+    ReasoningDelta,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallDelta,
+)
+from inspector.core.live import LiveRun, LiveStep
+from inspector.core.records import Step
+from inspector.reports.labels import words
+from inspector.reports.timeline_cells import forced_markers
+
+TAB_NAMES = ("Model saw", "Response", "Verdicts", "Feedback injected", "Raw")
+MODEL_SAW, RESPONSE, VERDICTS, FEEDBACK, RAW = range(len(TAB_NAMES))
+FLUSH_MS = 30
+
+
+class ResponsePane(QWidget):
+    """Finish reason and usage, refusal or error, reasoning, text (appended as it streams) and
+    tool calls with their pretty-printed arguments and results."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.meta = QLabel(self)
+        self.meta.setTextFormat(Qt.TextFormat.RichText)
+        self.meta.setWordWrap(True)
+        self.problem = QLabel(self)
+        self.problem.setWordWrap(True)
+        self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reasoning = self._text_box("Reasoning")
+        self.text = self._text_box("Text")
+        self.tool_calls = ChatView(self)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.setChildrenCollapsible(False)
+        for part in (self.reasoning, self.text, self.tool_calls):
+            splitter.addWidget(part)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.meta)
+        layout.addWidget(self.problem)
+        layout.addWidget(splitter, 1)
+
+    def _text_box(self, title: str) -> QPlainTextEdit:
+        box = QPlainTextEdit(self)
+        box.setReadOnly(True)
+        box.setPlaceholderText(f"{title}: nothing yet")
+        box.setToolTip(title)
+        return box
+
+
+class StepDetail(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._run: LiveRun | None = None
+        self._index = 0
+        self._stale: set[int] = set(range(len(TAB_NAMES)))
+        self._pending_text: list[str] = []
+        self._pending_reasoning: list[str] = []
+
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)  # a long title must not widen the dock over the timeline
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.model_saw = ChatView(self)
+        self.response = ResponsePane(self)
+        self.verdicts = ChatView(self)
+        self.feedback = ChatView(self)
+        self.raw = JsonView(self)
+        self.raw_note = QLabel(self)
+        raw_page = QWidget(self)
+        raw_layout = QVBoxLayout(raw_page)
+        raw_layout.setContentsMargins(6, 6, 6, 6)
+        raw_layout.addWidget(self.raw_note)
+        raw_layout.addWidget(self.raw, 1)
+        pages = (self.model_saw, self.response, self.verdicts, self.feedback, raw_page)
+        for name, page in zip(TAB_NAMES, pages, strict=True):
+            self.tabs.addTab(page, name)
+        self.tabs.currentChanged.connect(self._render_current)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.title)
+        layout.addWidget(self.tabs, 1)
+        self.title.setContentsMargins(8, 4, 8, 2)
+
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FLUSH_MS)
+        self._flush_timer.timeout.connect(self._flush)
+        self._add_shortcuts()
+        self._render_title()
+        self._render_current()
+
+    def _add_shortcuts(self) -> None:
+        def add(keys: str, action: object) -> None:
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(action)
+
+        add("Ctrl+Tab", lambda: self.tabs.setCurrentIndex((self.tabs.currentIndex() + 1) % 5))
+        add("Ctrl+Shift+Tab", lambda: self.tabs.setCurrentIndex((self.tabs.currentIndex() - 1) % 5))
+        for number in range(len(TAB_NAMES)):
+            add(f"Ctrl+{number + 1}", lambda n=number: self.tabs.setCurrentIndex(n))
+
+    # -- interface the shell uses ---------------------------------------------------------
+
+    def show_step(self, run: LiveRun, index: int) -> None:
+        self._run, self._index = run, index
+        self._stale = set(range(len(TAB_NAMES)))
+        self._render_title()
+        self._render_current()
+
+    def on_event(self, event: Event) -> None:
+        if self._run is None or isinstance(event, RunStarted | FallbackUsed | StepStarted):
+            return
+        if isinstance(event, RunFinished):  # the run's steps are now the record's
+            self._stale = set(range(len(TAB_NAMES)))
+            self._render_title()
+            self._render_current()
+            return
+        index = event.step.index if isinstance(event, StepFinished) else event.index
+        if index != self._index:
+            return
+        if isinstance(event, TextDelta | ReasoningDelta):
+            if RESPONSE not in self._stale:  # shown already: append, don't re-render
+                pending = (
+                    self._pending_text if isinstance(event, TextDelta) else self._pending_reasoning
+                )
+                pending.append(event.text)
+                if not self._flush_timer.isActive():
+                    self._flush_timer.start()
+            self._stale.add(RAW)
+            return
+        if isinstance(event, ToolCallDelta):
+            self._stale.update((RESPONSE, RAW))
+        else:
+            self._stale = set(range(len(TAB_NAMES)))
+            self._render_title()
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    @property
+    def current_step(self) -> int:
+        return self._index
+
+    # -- rendering --------------------------------------------------------------------------
+
+    def _live(self) -> LiveStep | None:
+        return self._run.step(self._index) if self._run is not None else None
+
+    def _flush(self) -> None:
+        if self._pending_text or self._pending_reasoning:
+            for box, pending in (
+                (self.response.text, self._pending_text),
+                (self.response.reasoning, self._pending_reasoning),
+            ):
+                if pending:
+                    cursor = QTextCursor(box.document())
+                    cursor.movePosition(QTextCursor.MoveOperation.End)
+                    cursor.insertText("".join(pending))
+                    pending.clear()
+            self.response.reasoning.setVisible(not self.response.reasoning.document().isEmpty())
+        self._render_current()
+
+    def _render_current(self) -> None:
+        tab = self.tabs.currentIndex()
+        if tab not in self._stale:
+            return
+        self._stale.discard(tab)
+        live = self._live()
+        if live is None:
+            self._render_empty(tab)
+            return
+        step = live.as_step()
+        dark = is_dark(self.palette())
+        if tab == MODEL_SAW:
+            self.model_saw.set_body(request_html(step, dark))
+        elif tab == RESPONSE:
+            self._render_response(step, dark)
+        elif tab == VERDICTS:
+            self.verdicts.set_body(verdicts_html(step, dark))
+        elif tab == FEEDBACK:
+            self.feedback.set_body(feedback_html(step, dark))
+        else:
+            self._render_raw(step)
+
+    def _render_empty(self, tab: int) -> None:
+        text = "Select a step in the timeline."
+        if tab in (MODEL_SAW, VERDICTS, FEEDBACK):
+            page = (self.model_saw, None, self.verdicts, self.feedback)[tab]
+            assert page is not None
+            page.set_body(note(text, is_dark(self.palette())))
+        elif tab == RESPONSE:
+            self.response.meta.setText(text)
+            self.response.problem.hide()
+            for box in (self.response.text, self.response.reasoning):
+                box.clear()
+            self.response.tool_calls.set_body("")
+        else:
+            self.raw_note.setText(text)
+            self.raw.set_json_text("")
+
+    def _render_title(self) -> None:
+        live = self._live()
+        if live is None:
+            self.title.setText("<b>No step selected</b>")
+            return
+        dark = is_dark(self.palette())
+        colour = status_colour(live.status, dark).name()
+        parts = [
+            f"<b>Step {live.index}</b>",
+            f"attempt {live.attempt}",
+            tag(words(live.status), colour),
+        ]
+        if live.cleared:
+            parts.append(tag("cleared", muted(dark)))
+        markers = [label for label, _ in forced_markers(live.forced)]
+        if markers:
+            parts.append("forced: " + html.escape(", ".join(markers)))
+        self.title.setText(" · ".join(parts))
+
+    def _render_response(self, step: Step, dark: bool) -> None:
+        pane = self.response
+        self._pending_text.clear()
+        self._pending_reasoning.clear()
+        response = step.response
+        pane.meta.setText(response_meta_html(step, dark))
+        problem = ""
+        if response is not None and response.refusal:
+            problem = f"Refusal: {response.refusal}"
+        elif step.error:
+            problem = f"Error: {step.error}"
+        pane.problem.setText(problem)
+        pane.problem.setStyleSheet(f"color: {status_colour('error', dark).name()}")
+        pane.problem.setVisible(bool(problem))
+        text = response.text if response is not None else ""
+        reasoning = (response.reasoning or "") if response is not None else ""
+        if pane.text.toPlainText() != text:
+            pane.text.setPlainText(text)
+        if pane.reasoning.toPlainText() != reasoning:
+            pane.reasoning.setPlainText(reasoning)
+        pane.reasoning.setVisible(bool(reasoning))
+        calls = tool_calls_html(step, dark)
+        pane.tool_calls.set_body(calls)
+        pane.tool_calls.setVisible(bool(calls))
+
+    def _render_raw(self, step: Step) -> None:
+        raw = step.raw
+        if raw is not None and (raw.request is not None or raw.response is not None):
+            self.raw_note.setText("Raw wire bodies as exchanged (auth redacted).")
+            self.raw.set_value({"request": raw.request, "response": raw.response})
+            return
+        self.raw_note.setText(
+            "No raw wire body for this step (the scripted model sends none, or it is still "
+            "streaming): the normalised request and response."
+        )
+        self.raw.set_value(
+            {
+                "request": step.request.model_dump(mode="json"),
+                "response": step.response.model_dump(mode="json") if step.response else None,
+            }
+        )
+
+
+# -- HTML for the tabs (pure functions of a step, so tests and other views can use them) ----
+
+
+def request_html(step: Step, dark: bool) -> str:
+    """The *Model saw* tab: system prompt, messages, tools offered, tool_choice, response format."""
+    request = step.request
+    parts: list[str] = []
+    markers = forced_markers(step.forced)
+    if markers:
+        parts.append(
+            note("Forced by the loop: " + "; ".join(tip for _, tip in markers) + ".", dark)
+        )
+    appended = step.forced is not None and step.forced.instruction_appended
+    parts.append(
+        heading("System prompt", dark, "final-step instruction appended" if appended else "")
+    )
+    parts.append(
+        bubble("system", pre_text(request.system), dark)
+        if request.system
+        else note("(no system prompt)", dark)
+    )
+    parts.append(heading("Messages", dark, f"{len(request.messages)}"))
+    parts.append(messages_html(request.messages, dark))
+    parts.append(heading("Tools offered", dark, f"{len(request.tools)}"))
+    if not request.tools:
+        parts.append(note("No tools.", dark))
+    for tool in request.tools:
+        body = (pre_text(tool.description) if tool.description else "") + json_html(
+            tool.parameters, dark
+        )
+        parts.append(bubble("tool", body, dark, label=tool.name))
+    choice = request.tool_choice
+    parts.append(heading("tool_choice", dark, "forced" if step.forced else ""))
+    parts.append(json_html(choice, dark) if choice is not None else note("not set", dark))
+    parts.append(heading("Response format", dark))
+    fmt = request.response_format
+    parts.append(json_html(fmt, dark) if fmt is not None else note("none (free text)", dark))
+    return "".join(parts)
+
+
+def response_meta_html(step: Step, dark: bool) -> str:
+    response = step.response
+    items = [tag(words(step.status), status_colour(step.status, dark).name())]
+    if response is not None:
+        items.append(f"finish reason: <b>{html.escape(response.finish_reason or '—')}</b>")
+        usage = response.usage
+        items.append(f"tokens in {usage.input_tokens:,} / out {usage.output_tokens:,}")
+    if step.latency_ms is not None:
+        items.append(f"latency {step.latency_ms:,.0f} ms")
+    if step.ttft_ms is not None:
+        items.append(f"first token {step.ttft_ms:,.0f} ms")
+    return " · ".join(items)
+
+
+def tool_calls_html(step: Step, dark: bool) -> str:
+    """Each tool call with its pretty JSON arguments and, once run, its result."""
+    response = step.response
+    if response is None or not response.tool_calls:
+        return ""
+    results = {r.tool_call_id: r for r in step.tool_results}
+    parts = [heading("Tool calls", dark, f"{len(response.tool_calls)}")]
+    for call in response.tool_calls:
+        body = json_html(call.arguments, dark)
+        result = results.get(call.id)
+        if result is not None:
+            label = (
+                "error" if result.error else ("result (replayed)" if result.replayed else "result")
+            )
+            colour = status_colour("error" if result.error else "pass", dark).name()
+            body += f"<div>{tag(label, colour)}</div>" + pre_text(result.error or result.content)
+        elif step.internal_tool:
+            body += note("The synthetic final-answer tool: its arguments are the output.", dark)
+        parts.append(bubble("tool", body, dark, label=call.name, detail=call.id))
+    return "".join(parts)
+
+
+def verdicts_html(step: Step, dark: bool) -> str:
+    if not step.verdicts:
+        why = (
+            "still streaming"
+            if step.status == "pending"
+            else "no validator judged this step (tool-call steps are not validated)"
+        )
+        return note(f"No verdicts: {why}.", dark)
+    rows = [
+        "<tr>"
+        + "".join(
+            f'<th align="left">{h}</th>' for h in ("Validator", "Status", "Reason", "Feedback")
+        )
+        + "</tr>"
+    ]
+    for verdict in step.verdicts:
+        colour = status_colour(verdict.status, dark).name()
+        rows.append(
+            "<tr>"
+            f"<td><b>{html.escape(verdict.validator)}</b></td>"
+            f"<td>{tag(verdict.status, colour)}</td>"
+            f"<td>{html.escape(verdict.reason)}</td>"
+            f"<td>{html.escape(verdict.feedback or '')}</td>"
+            "</tr>"
+        )
+    return (
+        '<table width="100%" cellspacing="0" cellpadding="5" border="1" '
+        f'style="border-collapse:collapse;border-color:{muted(dark)}">' + "".join(rows) + "</table>"
+    )
+
+
+def feedback_html(step: Step, dark: bool) -> str:
+    if not step.feedback:
+        return note("No messages were injected after this step.", dark)
+    parts = [
+        heading(
+            "Injected after this step",
+            dark,
+            f"{len(step.feedback)} message(s) the next attempt's request gains",
+        )
+    ]
+    parts.extend(message_html(m, dark, label=f"feedback · {m.role}") for m in step.feedback)
+    return "".join(parts)

@@ -1,0 +1,287 @@
+"""Paints the timeline's rich cells: attempt header rows, status dots, verdict chips, forced-step
+markers and the latency bar. Colours follow the palette (light or dark); cleared steps are
+painted dimmed; steps whose verdicts flipped on re-validation get a tinted background, a border
+and a chip per flip (the validator and its verdict now). Everything is drawn from the model's
+roles — the delegate keeps no state."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QHelpEvent, QPainter, QPalette, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolTip,
+)
+
+from inspector.app.theme import is_dark, mix, status_colour
+from inspector.app.timeline.timeline_item_model import Column, TimelineRole
+from inspector.core.records import Verdict
+from inspector.reports.labels import verdict_label, words
+from inspector.reports.timeline_cells import flip_chip
+
+Index = QModelIndex | QPersistentModelIndex
+__all__ = ["TimelineDelegate", "mix", "status_colour", "verdict_label"]  # kept importable here
+
+CLEARED_OPACITY = 0.5
+CHIP_GAP = 4
+CHIP_PAD = 6
+
+
+def chip_rects(area: QRect, labels: list[str], metrics: QFontMetrics) -> list[QRect]:
+    """Where each chip goes, left to right; chips that do not fit are left out, except the first,
+    which is narrowed to the cell (its label is elided when painted)."""
+    height = min(area.height() - 4, metrics.height() + 4)
+    top = area.top() + (area.height() - height) // 2
+    rects: list[QRect] = []
+    x = area.left() + CHIP_GAP
+    for label in labels:
+        width = metrics.horizontalAdvance(label) + 2 * CHIP_PAD
+        if x + width > area.right() - CHIP_GAP:
+            if rects:
+                break
+            width = max(0, area.right() - CHIP_GAP - x)
+        rects.append(QRect(x, top, width, height))
+        x += width + CHIP_GAP
+    return rects
+
+
+_VERDICT_RANK = {"fail": 0, "error": 0}
+
+
+def chip_order(verdicts: list[Verdict]) -> list[Verdict]:
+    """Failing and erroring verdicts first (otherwise in their order), so that the ones that
+    matter are never the ones hidden behind "+N"."""
+    return sorted(verdicts, key=lambda v: _VERDICT_RANK.get(v.status, 1))
+
+
+def latency_bar_colour(palette: QPalette, selected: bool) -> QColor:
+    role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Highlight
+    return palette.color(role)
+
+
+class TimelineDelegate(QStyledItemDelegate):
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        if index.data(TimelineRole.IS_HEADER):
+            self._paint_header(painter, option, index)
+            return
+        painter.save()
+        painter.setClipRect(option.rect)  # nothing a cell paints spills into its neighbours
+        flips = index.data(TimelineRole.FLIPS) or []
+        if flips:
+            self._paint_flip_band(painter, option)
+        if index.data(TimelineRole.CLEARED):
+            painter.setOpacity(CLEARED_OPACITY)
+        column = index.column()
+        if column in (Column.STATUS, Column.VERDICTS, Column.MARKERS, Column.LATENCY):
+            self._paint_background(painter, option, index)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            if column == Column.STATUS:
+                self._paint_status(painter, option, index)
+            elif column == Column.VERDICTS:
+                verdicts = chip_order(index.data(TimelineRole.VERDICTS) or [])
+                labels = [verdict_label(v) for v in verdicts]
+                self._paint_chips(painter, option, labels, [v.status for v in verdicts])
+            elif column == Column.MARKERS:
+                markers: list[tuple[str, str]] = index.data(TimelineRole.MARKERS) or []
+                labels = [label for label, _ in markers]
+                statuses = ["marker"] * len(labels)
+                if index.data(TimelineRole.CLEARED):
+                    labels.append("cleared")
+                    statuses.append("cleared")
+                # First: what re-validation changed is what the user is looking for.
+                labels[0:0] = [flip_chip(f) for f in flips]
+                statuses[0:0] = ["flip"] * len(flips)
+                self._paint_chips(painter, option, labels, statuses)
+            else:
+                self._paint_latency(painter, option, index)
+        else:
+            super().paint(painter, option, index)
+        if column == Column.STEP:  # the row's status colour, as a strip on its left edge
+            dark = is_dark(option.palette)
+            strip = QRect(option.rect.left(), option.rect.top() + 1, 3, option.rect.height() - 2)
+            painter.fillRect(strip, status_colour(index.data(TimelineRole.STATUS), dark))
+        painter.restore()
+
+    def helpEvent(
+        self,
+        event: QHelpEvent,
+        view: QAbstractItemView,
+        option: QStyleOptionViewItem,
+        index: Index,
+    ) -> bool:
+        """Each verdict chip has its own tooltip: that validator's reason."""
+        if event.type() == QEvent.Type.ToolTip and index.column() == Column.VERDICTS:
+            verdicts = chip_order(index.data(TimelineRole.VERDICTS) or [])
+            metrics = QFontMetrics(self._chip_font(option))
+            rects = chip_rects(option.rect, [verdict_label(v) for v in verdicts], metrics)
+            for rect, verdict in zip(rects, verdicts, strict=False):
+                if rect.contains(event.pos()):
+                    text = f"{verdict_label(verdict)} ({verdict.status})"
+                    if verdict.reason:
+                        text += f"\n{verdict.reason}"
+                    QToolTip.showText(event.globalPos(), text, view)
+                    return True
+        return super().helpEvent(event, view, option, index)
+
+    # -- pieces -----------------------------------------------------------------------------
+
+    def _paint_flip_band(self, painter: QPainter, option: QStyleOptionViewItem) -> None:
+        """A flipped step's row: tinted, with a border above and below (every cell paints its
+        part, so the band spans the row)."""
+        colour = status_colour("flip", is_dark(option.palette))
+        base = option.palette.color(QPalette.ColorRole.Base)
+        rect = option.rect
+        painter.fillRect(rect, mix(base, colour, 0.16))
+        painter.setPen(QPen(colour, 1))
+        painter.drawLine(rect.topLeft(), rect.topRight())
+        painter.drawLine(rect.bottomLeft(), rect.bottomRight())
+
+    def _paint_background(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: Index
+    ) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.text = ""
+        style = opt.widget.style() if opt.widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+
+    def _text_colour(self, option: QStyleOptionViewItem) -> QColor:
+        role = (
+            QPalette.ColorRole.HighlightedText
+            if option.state & QStyle.StateFlag.State_Selected
+            else QPalette.ColorRole.Text
+        )
+        return option.palette.color(role)
+
+    def _chip_font(self, option: QStyleOptionViewItem) -> QFont:
+        font = QFont(option.font)
+        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
+        return font
+
+    def _paint_chips(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        labels: list[str],
+        statuses: list[str],
+    ) -> None:
+        dark = is_dark(option.palette)
+        base = option.palette.color(QPalette.ColorRole.Base)
+        font = self._chip_font(option)
+        painter.setFont(font)
+        metrics = QFontMetrics(font)
+        rects = chip_rects(option.rect, labels, metrics)
+        for rect, label, status in zip(rects, labels, statuses, strict=False):
+            label = metrics.elidedText(label, Qt.TextElideMode.ElideRight, rect.width() - CHIP_PAD)
+            colour = status_colour(status, dark)
+            painter.setPen(QPen(colour, 1))
+            painter.setBrush(mix(base, colour, 0.28 if dark else 0.14))
+            painter.drawRoundedRect(rect.adjusted(0, 0, -1, -1), 4, 4)
+            painter.setPen(mix(colour, option.palette.color(QPalette.ColorRole.Text), 0.35))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+        hidden = len(labels) - len(rects)
+        if hidden > 0:
+            x = rects[-1].right() + CHIP_GAP if rects else option.rect.left() + CHIP_GAP
+            area = QRect(x, option.rect.top(), option.rect.right() - x, option.rect.height())
+            painter.setPen(self._text_colour(option))
+            painter.drawText(area, Qt.AlignmentFlag.AlignVCenter, f"+{hidden}")
+
+    def _paint_status(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        dark = is_dark(option.palette)
+        rect = option.rect
+        size = 8
+        dot = QRect(rect.left() + 6, rect.center().y() - size // 2 + 1, size, size)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(status_colour(index.data(TimelineRole.STATUS), dark))
+        painter.drawEllipse(dot)
+        painter.setPen(self._text_colour(option))
+        painter.setFont(option.font)
+        text_rect = rect.adjusted(size + 12, 0, -4, 0)
+        text = QFontMetrics(option.font).elidedText(
+            str(index.data(Qt.ItemDataRole.DisplayRole) or ""),
+            Qt.TextElideMode.ElideRight,
+            text_rect.width(),
+        )
+        painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, text)
+
+    def _paint_latency(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        """The duration, right-aligned, over a thin bar along the bottom of the whole cell (at
+        the default column width there is no room beside the text)."""
+        rect = option.rect.adjusted(6, 0, -6, 0)
+        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        fraction = index.data(TimelineRole.LATENCY_FRACTION)
+        if fraction is not None and rect.width() > 4:
+            track = QRect(rect.left(), option.rect.bottom() - 5, rect.width(), 4)
+            selected = bool(option.state & QStyle.StateFlag.State_Selected)
+            colour = latency_bar_colour(option.palette, selected)
+            base = option.palette.color(QPalette.ColorRole.Base)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(mix(base, option.palette.color(QPalette.ColorRole.Text), 0.08))
+            painter.drawRoundedRect(track, 2, 2)
+            filled = QRect(track)
+            filled.setWidth(max(3, round(track.width() * float(fraction))))
+            painter.setBrush(colour)
+            painter.drawRoundedRect(filled, 2, 2)
+        painter.setPen(self._text_colour(option))
+        painter.setFont(option.font)
+        painter.drawText(
+            rect.adjusted(0, 0, 0, -4),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            text,
+        )
+
+    def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        """An attempt header: spans the row; "Attempt N · k steps", its last status, cleared."""
+        option = QStyleOptionViewItem(option)
+        # Headers are not selectable (so Up/Down skip them), which Qt paints as disabled.
+        option.palette.setCurrentColorGroup(QPalette.ColorGroup.Active)
+        palette = option.palette
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        background = mix(
+            palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text), 0.07
+        )
+        painter.fillRect(option.rect, background)
+        painter.setPen(mix(background, palette.color(QPalette.ColorRole.Text), 0.2))
+        painter.drawLine(option.rect.bottomLeft(), option.rect.bottomRight())
+        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        title, _, rest = text.partition(" · ")
+        rest = rest.removesuffix(" · cleared").removesuffix("cleared")
+        bold = QFont(option.font)
+        bold.setBold(True)
+        x = option.rect.left() + 8
+        area = option.rect
+        painter.setFont(bold)
+        painter.setPen(palette.color(QPalette.ColorRole.Text))
+        painter.drawText(
+            QRect(x, area.top(), area.width(), area.height()), Qt.AlignmentFlag.AlignVCenter, title
+        )
+        x += QFontMetrics(bold).horizontalAdvance(title) + 8
+        if rest:
+            painter.setFont(option.font)
+            painter.setPen(mix(palette.color(QPalette.ColorRole.Text), background, 0.4))
+            painter.drawText(
+                QRect(x, area.top(), area.width(), area.height()),
+                Qt.AlignmentFlag.AlignVCenter,
+                f"· {rest}",
+            )
+            x += QFontMetrics(option.font).horizontalAdvance(f"· {rest}") + 8
+        status = str(index.data(TimelineRole.STATUS) or "")
+        labels = [words(status)]
+        statuses = [status]
+        if index.data(TimelineRole.CLEARED):
+            labels.append("cleared")
+            statuses.append("cleared")
+        chips = QStyleOptionViewItem(option)
+        chips.rect = QRect(x - CHIP_GAP, area.top(), area.right() - x, area.height())
+        self._paint_chips(painter, chips, labels, statuses)
+        painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        hint = super().sizeHint(option, index)
+        hint.setHeight(QFontMetrics(option.font).height() + 10)
+        return hint

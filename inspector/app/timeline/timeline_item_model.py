@@ -1,0 +1,482 @@
+"""The step timeline as a flat, virtualised table: one row per step, under one header row per
+attempt.
+
+Scale (100,000 steps): the only per-row state is two ``array('q')`` of ints — ``_rows`` (row →
+step index, or ``-attempt`` for a header row) and ``_row_of`` (step index → row, -1 when hidden) —
+and a small dict per attempt. Cell data is read straight from the ``LiveRun``'s own steps when
+the view asks for a visible cell. Live events append rows with ``beginInsertRows`` and update
+only the rows they touch.
+
+Cleared steps (failed candidates a streaming UI showed and then removed) are shown dimmed by
+default; ``set_show_cleared(False)`` hides them, and an attempt header whose steps are all
+hidden goes with them.
+
+Re-validation marks the steps whose verdicts flipped: ``set_flips({step: [Flip, ...]})`` (a dict
+of the flipped steps only), read back through ``TimelineRole.FLIPS``; showing another run clears it.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
+
+from inspector.core.events import (
+    AttemptCleared,
+    Event,
+    FallbackUsed,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+)
+from inspector.core.live import LiveRun, LiveStep
+from inspector.core.records import step_kind
+from inspector.core.revalidate import Flip
+from inspector.reports.labels import words
+from inspector.reports.timeline_cells import (
+    CLEARED_TIP,
+    FLIP_LABEL,
+    flip_line,
+    forced_markers,
+    output_preview,
+    verdict_line,
+)
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class Column(IntEnum):
+    STEP = 0
+    ATTEMPT = 1
+    KIND = 2
+    STATUS = 3
+    OUTPUT = 4
+    VERDICTS = 5
+    MARKERS = 6
+    TOKENS = 7
+    LATENCY = 8
+
+
+HEADERS = {
+    Column.STEP: "#",
+    Column.ATTEMPT: "Att.",
+    Column.KIND: "Kind",
+    Column.STATUS: "Status",
+    Column.OUTPUT: "Output",
+    Column.VERDICTS: "Verdicts",
+    Column.MARKERS: "Markers",
+    Column.TOKENS: "In / out",
+    Column.LATENCY: "Latency",
+}
+
+
+class TimelineRole(IntEnum):
+    IS_HEADER = Qt.ItemDataRole.UserRole + 1  # bool: an attempt header row
+    STEP_INDEX = Qt.ItemDataRole.UserRole + 2  # int (0 on a header row)
+    ATTEMPT = Qt.ItemDataRole.UserRole + 3  # int
+    STATUS = Qt.ItemDataRole.UserRole + 4  # StepStatus, or the attempt's last step status
+    VERDICTS = Qt.ItemDataRole.UserRole + 5  # list[Verdict]
+    MARKERS = Qt.ItemDataRole.UserRole + 6  # list[tuple[label, tooltip]]
+    LATENCY_FRACTION = Qt.ItemDataRole.UserRole + 7  # float in [0, 1], or None
+    CLEARED = Qt.ItemDataRole.UserRole + 8  # bool
+    FLIPS = Qt.ItemDataRole.UserRole + 9  # list[Flip]: the step's re-validation flips, or None
+
+
+@dataclass
+class _Attempt:
+    first: int  # first step index
+    last: int  # last step index so far
+    cleared: bool = False
+
+
+class TimelineItemModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._run = LiveRun()
+        self._show_cleared = True
+        self._rows = array("q")
+        self._row_of = array("q", [-1])  # index 0 unused: steps are 1-based
+        self._attempts: dict[int, _Attempt] = {}
+        self._known = 0  # steps of the run this model has taken in
+        self._max_latency = 0.0
+        self._flips: dict[int, list[Flip]] = {}  # step index -> its flips (flipped steps only)
+
+    # -- public API -------------------------------------------------------------------------
+
+    @property
+    def run(self) -> LiveRun:
+        return self._run
+
+    @property
+    def show_cleared(self) -> bool:
+        return self._show_cleared
+
+    def show_run(self, run: LiveRun) -> None:
+        self.beginResetModel()
+        self._run = run
+        self._flips = {}  # they were the other run's
+        self._rebuild()
+        self.endResetModel()
+
+    def set_flips(self, flips: dict[int, list[Flip]]) -> None:
+        """Marks the steps whose verdicts flipped on re-validation ({} clears the marks)."""
+        changed = set(self._flips) | set(flips)
+        self._flips = {step: list(f) for step, f in flips.items() if f}
+        rows = [r for r in map(self.row_of_step, changed) if r >= 0]
+        if len(rows) > 64:  # thousands of flipped steps: one signal over their span
+            last = len(Column) - 1
+            self.dataChanged.emit(self.index(min(rows), 0), self.index(max(rows), last), [])
+            return
+        for row in sorted(rows):
+            self._row_changed(row)
+
+    def set_show_cleared(self, show: bool) -> None:
+        if show == self._show_cleared:
+            return
+        self.beginResetModel()
+        self._show_cleared = show
+        self._rebuild()
+        self.endResetModel()
+
+    def row_of_step(self, index: int) -> int:
+        """The row showing step ``index`` (1-based), or -1 (unknown, or hidden as cleared)."""
+        return self._row_of[index] if 0 < index < len(self._row_of) else -1
+
+    def step_at(self, row: int) -> int:
+        """The step index shown on ``row``; 0 for an attempt header row."""
+        entry = self._rows[row]
+        return entry if entry > 0 else 0
+
+    def header_rows(self, first: int = 0, last: int | None = None) -> list[int]:
+        """Rows in ``first..last`` that are attempt headers (few: one per attempt)."""
+        stop = len(self._rows) if last is None else last + 1
+        return [self._row_of_header(a) for a in self._attempts if self._header_in(a, first, stop)]
+
+    def attempt_counts(self) -> tuple[int, int]:
+        """(attempts, attempts with a cleared step) of the run so far."""
+        return len(self._attempts), sum(1 for a in self._attempts.values() if a.cleared)
+
+    def on_event(self, event: Event) -> None:
+        """Call after ``run.apply(event)``: updates only the rows the event touched."""
+        if isinstance(event, RunFinished):
+            self._resync()
+        elif isinstance(event, StepStarted):
+            self._take_new_steps()
+        elif isinstance(event, RunStarted | FallbackUsed):
+            return
+        else:
+            index = event.step.index if isinstance(event, StepFinished) else event.index
+            if index > self._known:
+                self._take_new_steps()
+            self._step_changed(index, event)
+
+    # -- Qt model interface -----------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(Column)
+
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[Column(section)] if 0 <= section < len(Column) else None
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        if self._rows[index.row()] < 0:  # headers are not selectable: Up/Down skip them
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        entry = self._rows[index.row()]
+        if entry < 0:
+            return self._header_data(-entry, index.column(), role)
+        return self._step_data(self._run.steps[entry - 1], index.column(), role)
+
+    # -- cell data --------------------------------------------------------------------------
+
+    def _header_data(self, attempt: int, column: int, role: int) -> Any:
+        info = self._attempts.get(attempt)
+        if info is None:
+            return None
+        if role == TimelineRole.IS_HEADER:
+            return True
+        if role == TimelineRole.ATTEMPT:
+            return attempt
+        if role == TimelineRole.STEP_INDEX:
+            return 0
+        if role == TimelineRole.CLEARED:
+            return info.cleared
+        if role == TimelineRole.STATUS:
+            return self._run.steps[info.last - 1].status
+        if role == Qt.ItemDataRole.DisplayRole and column == Column.STEP:
+            count = info.last - info.first + 1
+            steps = f"{count} step" + ("" if count == 1 else "s")
+            return f"Attempt {attempt} · {steps}" + (" · cleared" if info.cleared else "")
+        if role == Qt.ItemDataRole.ToolTipRole and info.cleared:
+            return CLEARED_TIP
+        return None
+
+    def _step_data(self, live: LiveStep, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(live, column)
+        if role == TimelineRole.IS_HEADER:
+            return False
+        if role == TimelineRole.STEP_INDEX:
+            return live.index
+        if role == TimelineRole.ATTEMPT:
+            return live.attempt
+        if role == TimelineRole.STATUS:
+            return live.status
+        if role == TimelineRole.CLEARED:
+            return live.cleared
+        if role == TimelineRole.FLIPS:
+            return self._flips.get(live.index)
+        if role == TimelineRole.VERDICTS:
+            return list(live.verdicts)
+        if role == TimelineRole.MARKERS:
+            return forced_markers(live.forced)
+        if role == TimelineRole.LATENCY_FRACTION:
+            latency = live.step.latency_ms if live.step is not None else None
+            if latency is None or self._max_latency <= 0:
+                return None
+            return min(1.0, latency / self._max_latency)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(live, column)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (
+            Column.STEP,
+            Column.ATTEMPT,
+            Column.TOKENS,
+        ):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _display(self, live: LiveStep, column: int) -> str | None:
+        step = live.step
+        if column == Column.STEP:
+            return str(live.index)
+        if column == Column.ATTEMPT:
+            return str(live.attempt)
+        if column == Column.KIND:
+            return step_kind(step) if step is not None else "pending"
+        if column == Column.STATUS:
+            return words(live.status)
+        if column == Column.OUTPUT:
+            return output_preview(live)
+        if column == Column.VERDICTS:
+            return " ".join(f"{v.validator}: {v.status}" for v in live.verdicts)
+        if column == Column.MARKERS:
+            labels = [label for label, _ in forced_markers(live.forced)]
+            if live.cleared:
+                labels.append("cleared")
+            if live.index in self._flips:
+                labels.append(FLIP_LABEL)
+            return " ".join(labels)
+        if column == Column.TOKENS:
+            if step is None or step.response is None:
+                return ""
+            usage = step.response.usage
+            return f"{usage.input_tokens:,} / {usage.output_tokens:,}"
+        if column == Column.LATENCY:
+            latency = step.latency_ms if step is not None else None
+            return "" if latency is None else f"{latency:,.0f} ms"
+        return None
+
+    def _tooltip(self, live: LiveStep, column: int) -> str | None:
+        flips = self._flips.get(live.index, [])
+        if flips and column == Column.STEP:
+            return "\n".join(flip_line(f) for f in flips)
+        if column == Column.VERDICTS and live.verdicts:
+            return "\n".join(verdict_line(v) for v in live.verdicts)
+        if column == Column.MARKERS and (live.forced is not None or live.cleared or flips):
+            tips = [tip for _, tip in forced_markers(live.forced)]
+            if live.cleared:
+                tips.append(CLEARED_TIP)
+            return "\n".join([*tips, *(flip_line(f) for f in flips)])
+        if column == Column.OUTPUT:
+            return output_preview(live) or None
+        if column == Column.STATUS and live.step is not None and live.step.error:
+            return live.step.error
+        if column == Column.LATENCY and live.step is not None and live.step.ttft_ms is not None:
+            return f"time to first token {live.step.ttft_ms:,.0f} ms"
+        return None
+
+    # -- row bookkeeping --------------------------------------------------------------------
+
+    def _visible(self, live: LiveStep) -> bool:
+        return self._show_cleared or not live.cleared
+
+    def _rebuild(self) -> None:
+        steps = self._run.steps
+        self._rows = array("q")
+        self._row_of = array("q", [-1]) * (len(steps) + 1)
+        self._attempts = {}
+        self._max_latency = 0.0
+        self._take(steps, self._rows, last_attempt=0, base=0)
+        self._known = len(steps)
+
+    def _take(
+        self, new_steps: list[LiveStep], rows: array[int], last_attempt: int, base: int
+    ) -> None:
+        """Appends rows for ``new_steps`` (the run's next steps, in order) to ``rows``, which
+        will start at row ``base``; ``last_attempt`` is the attempt of the row before them."""
+        for live in new_steps:
+            info = self._attempts.get(live.attempt)
+            if info is None:
+                self._attempts[live.attempt] = _Attempt(live.index, live.index, live.cleared)
+            else:
+                info.last = live.index
+                info.cleared = info.cleared or live.cleared
+            self._note_latency(live)
+            if not self._visible(live):
+                continue
+            if live.attempt != last_attempt:
+                rows.append(-live.attempt)
+                last_attempt = live.attempt
+            self._row_of[live.index] = base + len(rows)
+            rows.append(live.index)
+
+    def _last_attempt(self) -> int:
+        if not self._rows:
+            return 0
+        entry = self._rows[-1]
+        return -entry if entry < 0 else self._run.steps[entry - 1].attempt
+
+    def _take_new_steps(self) -> None:
+        steps = self._run.steps
+        if len(steps) <= self._known:
+            return
+        new_steps = steps[self._known :]
+        self._row_of.extend([-1] * len(new_steps))
+        first = len(self._rows)
+        max_before = self._max_latency
+        added: array[int] = array("q")
+        self._take(new_steps, added, self._last_attempt(), base=first)
+        self._known = len(steps)
+        if added:
+            self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
+            self._rows.extend(added)
+            self.endInsertRows()
+        if self._max_latency != max_before:
+            self._latency_column_changed()
+
+    def _note_latency(self, live: LiveStep) -> bool:
+        latency = live.step.latency_ms if live.step is not None else None
+        if latency is not None and latency > self._max_latency:
+            self._max_latency = latency
+            return True
+        return False
+
+    def _latency_column_changed(self) -> None:
+        if self._rows:
+            last = len(self._rows) - 1
+            self.dataChanged.emit(
+                self.index(0, Column.LATENCY), self.index(last, Column.LATENCY), []
+            )
+
+    def _step_changed(self, index: int, event: Event) -> None:
+        live = self._run.step(index)
+        if live is None:
+            return
+        info = self._attempts.get(live.attempt)
+        if info is not None and live.cleared and not info.cleared:
+            info.cleared = True
+            self._row_changed(self._row_of_header(live.attempt))
+        if isinstance(event, AttemptCleared) and not self._show_cleared:
+            self._hide_step(index)
+            return
+        row = self._row_of[index]
+        if row < 0:
+            return
+        if isinstance(event, TextDelta):
+            cell = self.index(row, Column.OUTPUT)
+            self.dataChanged.emit(cell, cell, [Qt.ItemDataRole.DisplayRole])
+            return
+        self._row_changed(row)
+        if isinstance(event, StepFinished):
+            if self._note_latency(live):
+                self._latency_column_changed()
+            header = self._row_of_header(live.attempt)
+            if header >= 0:
+                self._row_changed(header)
+
+    def _row_changed(self, row: int) -> None:
+        if 0 <= row < len(self._rows):
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1), [])
+
+    def _row_of_header(self, attempt: int) -> int:
+        info = self._attempts.get(attempt)
+        if info is None:
+            return -1
+        for index in range(info.first, info.last + 1):
+            row = self._row_of[index]
+            if row >= 0:
+                return row - 1 if row > 0 and self._rows[row - 1] == -attempt else -1
+        return -1
+
+    def _header_in(self, attempt: int, first: int, stop: int) -> bool:
+        row = self._row_of_header(attempt)
+        return row >= 0 and first <= row < stop
+
+    def _hide_step(self, index: int) -> None:
+        row = self._row_of[index]
+        if row < 0:
+            return
+        first, last = row, row
+        attempt = -self._rows[row - 1] if row > 0 and self._rows[row - 1] < 0 else 0
+        after_is_step_of_same = (
+            row + 1 < len(self._rows)
+            and self._rows[row + 1] > 0
+            and self._run.steps[self._rows[row + 1] - 1].attempt == attempt
+        )
+        if attempt and not after_is_step_of_same:
+            first = row - 1  # the header goes too: nothing of the attempt is left to show
+        self.beginRemoveRows(QModelIndex(), first, last)
+        del self._rows[first : last + 1]
+        self._row_of[index] = -1
+        for pos in range(first, len(self._rows)):
+            entry = self._rows[pos]
+            if entry > 0:
+                self._row_of[entry] = pos
+        self.endRemoveRows()
+
+    def _resync(self) -> None:
+        """After ``RunFinished`` the run's steps are the record's: refresh every row, and
+        rebuild when the visible set changed (late ``cleared`` flags, steps never streamed)."""
+        steps = self._run.steps
+        expected = array("q")
+        saved = (self._row_of, self._attempts, self._max_latency)
+        self._row_of = array("q", [-1]) * (len(steps) + 1)
+        self._attempts, self._max_latency = {}, 0.0
+        self._take(steps, expected, last_attempt=0, base=0)
+        if expected != self._rows:
+            self._row_of, self._attempts, self._max_latency = saved
+            self.beginResetModel()
+            self._rebuild()
+            self.endResetModel()
+            return
+        self._known = len(steps)
+        if self._rows:
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(len(self._rows) - 1, len(Column) - 1), []
+            )

@@ -1,0 +1,61 @@
+"""Reading a recorded run back, as the export command, playback and the window's views need it:
+its events as recorded, or rebuilt from the record when it was stored without them (an import),
+and a run another process is still recording as far as it got (docs/store.md).
+
+Blocking: the window calls these on a worker thread, each with a ``Store`` of that thread's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.core.live import LiveRun
+from inspector.core.records import RunRecord
+from inspector.reports.synthetic_events import TimedEvent, events_from_record
+from inspector.store import RunStillRecording, Store
+
+
+def events_or_rebuilt(store: Store, record: RunRecord) -> tuple[list[TimedEvent], bool]:
+    """``record``'s events and whether they were rebuilt (``synthesized``): the stored event log,
+    else, for a run stored without one, events made from the record (the exports say so)."""
+    events = [TimedEvent(s.t_ms, s.event) for s in store.events(record.run_id)]
+    if events:
+        return events, False
+    return events_from_record(record), True
+
+
+def load_stored_run(path: Path, run_id: str) -> LiveRun:
+    """Run ``run_id`` folded into a ``LiveRun`` for the views. A run another process is still
+    recording: what it has so far."""
+    with Store.open(path) as store:
+        try:
+            return LiveRun.from_record(store.load(run_id))
+        except RunStillRecording:
+            partial = LiveRun()
+            for stored in store.events(run_id):
+                partial.apply(stored.event)
+            return partial
+
+
+@dataclass(frozen=True)
+class Recording:
+    """What a playback plays: a run's events in order and, once it ended, its record."""
+
+    run_id: str
+    events: list[TimedEvent]
+    record: RunRecord | None
+    synthesized: bool  # stored without its event log: rebuilt from the record (one delta a step)
+
+
+def load_recording(path: Path, run_id: str) -> Recording:
+    """Run ``run_id``'s events for playback. A run stored without events (an import) plays the
+    events rebuilt from its record; a run still recording plays what it has so far."""
+    with Store.open(path) as store:
+        try:
+            record = store.load(run_id)
+        except RunStillRecording:
+            events = [TimedEvent(s.t_ms, s.event) for s in store.events(run_id)]
+            return Recording(run_id, events, None, synthesized=False)
+        events, synthesized = events_or_rebuilt(store, record)
+    return Recording(record.run_id, events, record, synthesized)
