@@ -48,7 +48,7 @@ from inspector.core.events import (
     TextDelta,
 )
 from inspector.core.live import LiveRun, LiveStep
-from inspector.core.records import step_kind
+from inspector.core.records import Verdict, step_kind
 from inspector.core.revalidate import Flip
 
 Index = QModelIndex | QPersistentModelIndex
@@ -65,6 +65,10 @@ class Column(IntEnum):
     TOKENS = 7
     LATENCY = 8
 
+
+# Plain ints for the per-cell paths (reading an enum member costs there).
+_STEP, _ATTEMPT, _KIND, _STATUS, _OUTPUT, _VERDICTS, _MARKERS, _TOKENS, _LATENCY = map(int, Column)
+_RIGHT_ALIGNED = frozenset((int(Column.STEP), int(Column.ATTEMPT), int(Column.TOKENS)))
 
 HEADERS = {
     Column.STEP: "#",
@@ -89,6 +93,30 @@ class TimelineRole(IntEnum):
     LATENCY_FRACTION = Qt.ItemDataRole.UserRole + 7  # float in [0, 1], or None
     CLEARED = Qt.ItemDataRole.UserRole + 8  # bool
     FLIPS = Qt.ItemDataRole.UserRole + 9  # list[Flip]: the step's re-validation flips, or None
+    PAINT = Qt.ItemDataRole.UserRole + 10  # PaintCell: all the delegate paints, in one call
+
+
+_PAINT = int(TimelineRole.PAINT)
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_STEP_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+
+@dataclass(frozen=True, slots=True)
+class PaintCell:
+    """What the delegate paints in one cell, read with a single ``data()`` call: a cell read
+    role by role cost ~11 calls into Python (scrolling 100,000 rows stalled on them)."""
+
+    text: str  # the cell's display text; a header's "Attempt N · k steps[ · cleared]"
+    status: str  # the step's status; a header's: its attempt's last step's
+    cleared: bool = False
+    header: bool = False
+    alignment: Qt.AlignmentFlag = _LEFT
+    flips: tuple[Flip, ...] = ()
+    verdicts: tuple[Verdict, ...] = ()  # the Verdicts column only
+    markers: tuple[tuple[str, str], ...] = ()  # the Markers column only: (label, tooltip)
+    fraction: float | None = None  # the Latency column only: of the slowest step
 
 
 @dataclass
@@ -198,16 +226,19 @@ class TimelineItemModel(QAbstractTableModel):
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        if self._rows[index.row()] < 0:  # headers are not selectable: Up/Down skip them
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        # Asked twice per painted cell: module constants, no enum arithmetic here.
+        if not index.isValid() or self._rows[index.row()] < 0:
+            return _NO_FLAGS  # headers are not selectable: Up/Down skip them
+        return _STEP_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         entry = self._rows[index.row()]
+        if role == _PAINT:  # first: the delegate asks it of every painted cell
+            if entry < 0:
+                return self._paint_header(-entry)
+            return self._paint_cell(self._run.steps[entry - 1], index.column())
         if entry < 0:
             return self._header_data(-entry, index.column(), role)
         return self._step_data(self._run.steps[entry - 1], index.column(), role)
@@ -256,47 +287,70 @@ class TimelineItemModel(QAbstractTableModel):
         if role == TimelineRole.MARKERS:
             return forced_markers(live.forced)
         if role == TimelineRole.LATENCY_FRACTION:
-            latency = live.step.latency_ms if live.step is not None else None
-            if latency is None or self._max_latency <= 0:
-                return None
-            return min(1.0, latency / self._max_latency)
+            return self._latency_fraction(live)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(live, column)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (
-            Column.STEP,
-            Column.ATTEMPT,
-            Column.TOKENS,
-        ):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in _RIGHT_ALIGNED:
+            return int(_RIGHT)
         return None
+
+    def _paint_header(self, attempt: int) -> PaintCell | None:
+        info = self._attempts.get(attempt)
+        if info is None:
+            return None
+        text = self._header_data(attempt, _STEP, Qt.ItemDataRole.DisplayRole) or ""
+        return PaintCell(text, self._run.steps[info.last - 1].status, info.cleared, header=True)
+
+    def _paint_cell(self, live: LiveStep, column: int) -> PaintCell:
+        flips = tuple(self._flips.get(live.index, ()))
+        if column == _VERDICTS:
+            verdicts = tuple(live.verdicts)
+            return PaintCell("", live.status, live.cleared, flips=flips, verdicts=verdicts)
+        if column == _MARKERS:
+            markers = tuple(forced_markers(live.forced))
+            return PaintCell("", live.status, live.cleared, flips=flips, markers=markers)
+        return PaintCell(
+            self._display(live, column) or "",
+            live.status,
+            live.cleared,
+            alignment=_RIGHT if column in _RIGHT_ALIGNED else _LEFT,
+            flips=flips,
+            fraction=self._latency_fraction(live) if column == _LATENCY else None,
+        )
+
+    def _latency_fraction(self, live: LiveStep) -> float | None:
+        latency = live.step.latency_ms if live.step is not None else None
+        if latency is None or self._max_latency <= 0:
+            return None
+        return min(1.0, latency / self._max_latency)
 
     def _display(self, live: LiveStep, column: int) -> str | None:
         step = live.step
-        if column == Column.STEP:
+        if column == _STEP:
             return str(live.index)
-        if column == Column.ATTEMPT:
+        if column == _ATTEMPT:
             return str(live.attempt)
-        if column == Column.KIND:
+        if column == _KIND:
             return step_kind(step) if step is not None else "pending"
-        if column == Column.STATUS:
+        if column == _STATUS:
             return live.status.replace("_", " ")
-        if column == Column.OUTPUT:
+        if column == _OUTPUT:
             return output_preview(live)
-        if column == Column.VERDICTS:
+        if column == _VERDICTS:
             return " ".join(f"{v.validator}: {v.status}" for v in live.verdicts)
-        if column == Column.MARKERS:
+        if column == _MARKERS:
             labels = [label for label, _ in forced_markers(live.forced)]
             if live.cleared:
                 labels.append("cleared")
             if live.index in self._flips:
                 labels.append(FLIP_LABEL)
             return " ".join(labels)
-        if column == Column.TOKENS:
+        if column == _TOKENS:
             if step is None or step.response is None:
                 return ""
             usage = step.response.usage
             return f"{usage.input_tokens:,} / {usage.output_tokens:,}"
-        if column == Column.LATENCY:
+        if column == _LATENCY:
             latency = step.latency_ms if step is not None else None
             return "" if latency is None else f"{latency:,.0f} ms"
         return None
