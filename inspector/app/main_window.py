@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from inspector.app.about import show_about
 from inspector.app.attempts_view import AttemptsView
 from inspector.app.compare_window import install_compare
+from inspector.app.gui_collector import settle_loaded
 from inspector.app.icons import app_icon
 from inspector.app.library_panel import LibraryPanel
 from inspector.app.local_model_control import LocalModelControl
@@ -53,6 +54,7 @@ from inspector.store import RunStillRecording, Store
 
 TITLE = "Agent Inspector"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
+NEWEST_RUNS = 20  # runs re-read when one starts or ends (others may be recording meanwhile)
 
 
 def run_title(run: LiveRun) -> str:
@@ -417,6 +419,7 @@ class MainWindow(QMainWindow):
         self._loading = None
         self.statusBar().clearMessage()
         self._show(run)
+        settle_loaded()  # its objects out of the collector's scans: no pauses with it shown
 
     def refresh_runs(self, keep: str | None = None) -> None:
         try:
@@ -425,6 +428,18 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message("error", f"Cannot list the recorded runs: {exc}")
             return
         self.library.set_runs(runs, keep=keep)
+
+    def note_runs(self, keep: str | None = None) -> None:
+        """``refresh_runs`` when a run starts or ends: only the store's newest runs are read
+        (an indexed query) and merged into the list; the whole list is read again only when
+        they are not the newest it shows."""
+        try:
+            newest = self.store.runs(limit=NEWEST_RUNS)
+        except InspectorError as exc:
+            self.message_bar.show_message("error", f"Cannot list the recorded runs: {exc}")
+            return
+        if not self.library.merge_runs(newest, keep=keep):
+            self.refresh_runs(keep=keep)
 
     # ---- showing runs ----------------------------------------------------------------------
 
@@ -508,7 +523,7 @@ class MainWindow(QMainWindow):
             self.status.show_identity(event.provider, event.model)
             self.status.show_usage(Usage())
             self._show(self.live)
-            self.refresh_runs(keep=event.run_id)  # the store has its row now
+            self.note_runs(keep=event.run_id)  # the store has its row now
             self.statusBar().showMessage(f"Running {event.scenario}…")
             return
         live = self.live
@@ -531,8 +546,9 @@ class MainWindow(QMainWindow):
             self.status.show_usage(_usage(run))
 
     def _finished(self, record: RunRecord) -> None:
+        settle_loaded()  # the finished run's objects out of the collector's scans
         self.statusBar().showMessage(f"Run {record.run_id} {record.status}", 5000)
-        self.refresh_runs(keep=self._shown_run_id() or record.run_id)
+        self.note_runs(keep=self._shown_run_id() or record.run_id)
         if self.live is not None and self.live.run_id == record.run_id and self.shown is self.live:
             self.run_heading.setText(run_title(self.live))
             self.status.show_record(record)
