@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from inspector.app.gui_collector import collection_held, settle_loaded
 from inspector.app.runner import error_line
 
 if TYPE_CHECKING:
@@ -51,7 +52,8 @@ class LatestRead(Generic[T]):
     ) -> None:
         loop = asyncio.get_running_loop()
         try:
-            value = await loop.run_in_executor(None, read)
+            with collection_held():  # what the read builds is frozen when it lands
+                value = await loop.run_in_executor(None, read)
         except Exception as exc:  # no traceback in a window: one line, in the window
             if asked == self._asked:
                 self._landed()
@@ -60,6 +62,7 @@ class LatestRead(Generic[T]):
         if asked == self._asked:
             self._landed()
             done(value)
+            settle_loaded()
 
     def _landed(self) -> None:
         self._pending = False

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from inspector.app.about import show_about
 from inspector.app.attempts_view import AttemptsView
 from inspector.app.compare_window import install_compare
-from inspector.app.gui_collector import settle_loaded
+from inspector.app.gui_collector import collection_held, settle_loaded
 from inspector.app.icons import app_icon
 from inspector.app.library_panel import LibraryPanel
 from inspector.app.local_model_control import LocalModelControl
@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
         self.live: LiveRun | None = None  # the run in flight (or the last one started here)
         self.shown: LiveRun | None = None  # the run the views show
         self.selected_step: int | None = None
+        self._following = False  # selecting the newest step of a run streaming in
         self._loading: str | None = None  # the stored run being read off-thread for the views
         self._load_task: asyncio.Task[None] | None = None
         self.ask_discard = ask_discard  # asked on quitting with unsaved edits (tests answer it)
@@ -406,7 +407,8 @@ class MainWindow(QMainWindow):
     async def _load_stored(self, run_id: str) -> None:
         loop = asyncio.get_running_loop()
         try:
-            run = await loop.run_in_executor(None, load_stored_run, self.store.path, run_id)
+            with collection_held():  # until settle_loaded() below freezes what it built
+                run = await loop.run_in_executor(None, load_stored_run, self.store.path, run_id)
         except InspectorError as exc:
             if self._loading == run_id:
                 self._loading = None
@@ -465,7 +467,7 @@ class MainWindow(QMainWindow):
     def _step_selected(self, index: int) -> None:
         self.selected_step = index
         if self.shown is not None:
-            self.detail.show_step(self.shown, index)
+            self.detail.show_step(self.shown, index, soon=self._following)
 
     def _toggle_cleared(self) -> None:
         self.timeline.set_show_cleared(self.show_cleared_action.isChecked())
@@ -541,7 +543,11 @@ class MainWindow(QMainWindow):
         self.detail.on_event(event)
         self.attempts.on_event(event)
         if event.kind == "step_started" and self.selected_step in (None, event.index - 1):
-            self.timeline.select_last()  # follow the stream unless the user looks elsewhere
+            self._following = True  # the detail renders the newest step once per interval
+            try:
+                self.timeline.select_last()  # follow the stream unless the user looks elsewhere
+            finally:
+                self._following = False
         elif event.kind == "step_finished":
             self.status.show_usage(_usage(run))
 

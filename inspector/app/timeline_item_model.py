@@ -66,7 +66,8 @@ class Column(IntEnum):
     LATENCY = 8
 
 
-# Plain ints for the per-cell paths (reading an enum member costs there).
+# Plain ints for the per-cell paths (reading an enum member, len(Column), costs there).
+_COLUMNS = len(Column)
 _STEP, _ATTEMPT, _KIND, _STATUS, _OUTPUT, _VERDICTS, _MARKERS, _TOKENS, _LATENCY = map(int, Column)
 _RIGHT_ALIGNED = frozenset((int(Column.STEP), int(Column.ATTEMPT), int(Column.TOKENS)))
 
@@ -119,11 +120,12 @@ class PaintCell:
     fraction: float | None = None  # the Latency column only: of the slowest step
 
 
-@dataclass
+@dataclass(slots=True)
 class _Attempt:
     first: int  # first step index
     last: int  # last step index so far
     cleared: bool = False
+    number: int = 0
 
 
 class TimelineItemModel(QAbstractTableModel):
@@ -161,7 +163,7 @@ class TimelineItemModel(QAbstractTableModel):
         self._flips = {step: list(f) for step, f in flips.items() if f}
         rows = [r for r in map(self.row_of_step, changed) if r >= 0]
         if len(rows) > 64:  # thousands of flipped steps: one signal over their span
-            last = len(Column) - 1
+            last = _COLUMNS - 1
             self.dataChanged.emit(self.index(min(rows), 0), self.index(max(rows), last), [])
             return
         for row in sorted(rows):
@@ -187,7 +189,8 @@ class TimelineItemModel(QAbstractTableModel):
     def header_rows(self, first: int = 0, last: int | None = None) -> list[int]:
         """Rows in ``first..last`` that are attempt headers (few: one per attempt)."""
         stop = len(self._rows) if last is None else last + 1
-        return [self._row_of_header(a) for a in self._attempts if self._header_in(a, first, stop)]
+        rows = map(self._row_of_header, self._attempts)
+        return [row for row in rows if row >= 0 and first <= row < stop]
 
     def attempt_counts(self) -> tuple[int, int]:
         """(attempts, attempts with a cleared step) of the run so far."""
@@ -213,7 +216,7 @@ class TimelineItemModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(Column)
+        return 0 if parent.isValid() else _COLUMNS
 
     def headerData(
         self,
@@ -222,7 +225,7 @@ class TimelineItemModel(QAbstractTableModel):
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[Column(section)] if 0 <= section < len(Column) else None
+            return HEADERS[Column(section)] if 0 <= section < _COLUMNS else None
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -393,21 +396,30 @@ class TimelineItemModel(QAbstractTableModel):
     ) -> None:
         """Appends rows for ``new_steps`` (the run's next steps, in order) to ``rows``, which
         will start at row ``base``; ``last_attempt`` is the attempt of the row before them."""
+        # One pass over up to 100,000 steps on opening a run: locals, no method calls.
+        attempts, row_of, append = self._attempts, self._row_of, rows.append
+        show_cleared, slowest = self._show_cleared, self._max_latency
+        info: _Attempt | None = None
         for live in new_steps:
-            info = self._attempts.get(live.attempt)
-            if info is None:
-                self._attempts[live.attempt] = _Attempt(live.index, live.index, live.cleared)
-            else:
-                info.last = live.index
-                info.cleared = info.cleared or live.cleared
-            self._note_latency(live)
-            if not self._visible(live):
+            attempt, index = live.attempt, live.index
+            if info is None or info.number != attempt:
+                info = attempts.get(attempt)
+                if info is None:
+                    info = attempts[attempt] = _Attempt(index, index, live.cleared, attempt)
+            info.last = index
+            if live.cleared:
+                info.cleared = True
+            step = live.step
+            if step is not None and step.latency_ms is not None and step.latency_ms > slowest:
+                slowest = step.latency_ms
+            if not show_cleared and live.cleared:
                 continue
-            if live.attempt != last_attempt:
-                rows.append(-live.attempt)
-                last_attempt = live.attempt
-            self._row_of[live.index] = base + len(rows)
-            rows.append(live.index)
+            if attempt != last_attempt:
+                append(-attempt)
+                last_attempt = attempt
+            row_of[index] = base + len(rows)
+            append(index)
+        self._max_latency = slowest
 
     def _last_attempt(self) -> int:
         if not self._rows:
@@ -475,7 +487,7 @@ class TimelineItemModel(QAbstractTableModel):
 
     def _row_changed(self, row: int) -> None:
         if 0 <= row < len(self._rows):
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1), [])
+            self.dataChanged.emit(self.index(row, 0), self.index(row, _COLUMNS - 1), [])
 
     def _row_of_header(self, attempt: int) -> int:
         info = self._attempts.get(attempt)
@@ -486,10 +498,6 @@ class TimelineItemModel(QAbstractTableModel):
             if row >= 0:
                 return row - 1 if row > 0 and self._rows[row - 1] == -attempt else -1
         return -1
-
-    def _header_in(self, attempt: int, first: int, stop: int) -> bool:
-        row = self._row_of_header(attempt)
-        return row >= 0 and first <= row < stop
 
     def _hide_step(self, index: int) -> None:
         row = self._row_of[index]
@@ -531,5 +539,5 @@ class TimelineItemModel(QAbstractTableModel):
         self._known = len(steps)
         if self._rows:
             self.dataChanged.emit(
-                self.index(0, 0), self.index(len(self._rows) - 1, len(Column) - 1), []
+                self.index(0, 0), self.index(len(self._rows) - 1, _COLUMNS - 1), []
             )
