@@ -6,7 +6,7 @@ cell's ``PaintCell`` (one ``data()`` call per cell) — the delegate keeps no st
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QHelpEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -50,6 +50,8 @@ _STEP, _STATUS, _VERDICTS, _MARKERS = (
 _RICH = frozenset((_STATUS, _VERDICTS, _MARKERS, int(Column.LATENCY)))
 _HAS_DISPLAY = QStyleOptionViewItem.ViewItemFeature.HasDisplay
 _LIT = QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_MouseOver
+_TEXT = QPalette.ColorRole.Text
+_ELIDE = Qt.TextElideMode.ElideRight
 CHIP_GAP = 4
 CHIP_PAD = 6
 
@@ -106,6 +108,10 @@ def verdict_label(verdict: Verdict) -> str:
 
 
 class TimelineDelegate(QStyledItemDelegate):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._margin: int | None = None  # the style's text margin, read once
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         cell: PaintCell | None = index.data(TimelineRole.PAINT)  # the one role read per cell
         if cell is None:
@@ -113,13 +119,18 @@ class TimelineDelegate(QStyledItemDelegate):
         if cell.header:
             self._paint_header(painter, option, cell)
             return
+        column = index.column()
+        if not (column in _RICH or cell.flips or cell.cleared or option.state & _LIT):
+            self._paint_text(painter, option, cell.text, cell.alignment)  # most cells: fast
+            if column == _STEP:
+                self._paint_strip(painter, option, cell.status)
+            return
         painter.save()
         painter.setClipRect(option.rect)  # nothing a cell paints spills into its neighbours
         if cell.flips:
             self._paint_flip_band(painter, option)
         if cell.cleared:
             painter.setOpacity(CLEARED_OPACITY)
-        column = index.column()
         if column in _RICH:
             if option.state & _LIT:  # a plain cell has no background of its own to draw
                 self._paint_item(painter, option, "", cell.alignment)
@@ -142,13 +153,19 @@ class TimelineDelegate(QStyledItemDelegate):
                 self._paint_chips(painter, option, labels, statuses)
             else:
                 self._paint_latency(painter, option, cell)
-        else:
+        elif option.state & _LIT:  # selected or hovered: the style's highlight and text
             self._paint_item(painter, option, cell.text, cell.alignment)
-        if column == _STEP:  # the row's status colour, as a strip on its left edge
-            dark = is_dark(option.palette)
-            strip = QRect(option.rect.left(), option.rect.top() + 1, 3, option.rect.height() - 2)
-            painter.fillRect(strip, status_colour(cell.status, dark))
+        else:  # a dimmed or flipped cell: its text, as the style lays it out
+            self._paint_text(painter, option, cell.text, cell.alignment)
+        if column == _STEP:
+            self._paint_strip(painter, option, cell.status)
         painter.restore()
+
+    def _paint_strip(self, painter: QPainter, option: QStyleOptionViewItem, status: str) -> None:
+        """The row's status colour, as a strip on the left edge of its first cell."""
+        rect = option.rect
+        strip = QRect(rect.left(), rect.top() + 1, 3, rect.height() - 2)
+        painter.fillRect(strip, status_colour(status, is_dark(option.palette)))
 
     def helpEvent(
         self,
@@ -200,6 +217,32 @@ class TimelineDelegate(QStyledItemDelegate):
             opt.displayAlignment = alignment
         style = opt.widget.style() if opt.widget is not None else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+
+    def _paint_text(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        text: str,
+        alignment: Qt.AlignmentFlag,
+    ) -> None:
+        """What ``_paint_item`` draws for a plain cell, without the style's per-cell text
+        layout (the largest part of a page's paint)."""
+        if not text:
+            return
+        margin = self._text_margin(option)
+        rect = option.rect.adjusted(margin, 0, -margin, 0)
+        painter.setPen(option.palette.color(_TEXT))
+        painter.setFont(option.font)
+        painter.drawText(rect, alignment, option.fontMetrics.elidedText(text, _ELIDE, rect.width()))
+
+    def _text_margin(self, option: QStyleOptionViewItem) -> int:
+        """The style's horizontal text margin in an item view cell (QCommonStyle's rule)."""
+        if self._margin is None:
+            widget = option.widget
+            style = widget.style() if widget is not None else QApplication.style()
+            metric = QStyle.PixelMetric.PM_FocusFrameHMargin
+            self._margin = style.pixelMetric(metric, None, widget) + 1
+        return self._margin
 
     def _text_colour(self, option: QStyleOptionViewItem) -> QColor:
         role = (

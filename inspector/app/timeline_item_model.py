@@ -18,9 +18,10 @@ of the flipped steps only), read back through ``TimelineRole.FLIPS``; showing an
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -104,19 +105,19 @@ _NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _STEP_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
-@dataclass(frozen=True, slots=True)
-class PaintCell:
+class PaintCell(NamedTuple):
     """What the delegate paints in one cell, read with a single ``data()`` call: a cell read
-    role by role cost ~11 calls into Python (scrolling 100,000 rows stalled on them)."""
+    role by role cost ~11 calls into Python (scrolling 100,000 rows stalled on them). A named
+    tuple: built for every painted cell, it must be cheap to make."""
 
     text: str  # the cell's display text; a header's "Attempt N · k steps[ · cleared]"
     status: str  # the step's status; a header's: its attempt's last step's
     cleared: bool = False
     header: bool = False
     alignment: Qt.AlignmentFlag = _LEFT
-    flips: tuple[Flip, ...] = ()
-    verdicts: tuple[Verdict, ...] = ()  # the Verdicts column only
-    markers: tuple[tuple[str, str], ...] = ()  # the Markers column only: (label, tooltip)
+    flips: Sequence[Flip] = ()  # the model's own list: read, never changed
+    verdicts: Sequence[Verdict] = ()  # the Verdicts column only
+    markers: Sequence[tuple[str, str]] = ()  # the Markers column only: (label, tooltip)
     fraction: float | None = None  # the Latency column only: of the slowest step
 
 
@@ -305,21 +306,19 @@ class TimelineItemModel(QAbstractTableModel):
         return PaintCell(text, self._run.steps[info.last - 1].status, info.cleared, header=True)
 
     def _paint_cell(self, live: LiveStep, column: int) -> PaintCell:
-        flips = tuple(self._flips.get(live.index, ()))
+        flips = self._flips.get(live.index, ())
+        status, cleared = live.status, live.cleared
         if column == _VERDICTS:
-            verdicts = tuple(live.verdicts)
-            return PaintCell("", live.status, live.cleared, flips=flips, verdicts=verdicts)
+            return PaintCell("", status, cleared, False, _LEFT, flips, live.verdicts)
         if column == _MARKERS:
-            markers = tuple(forced_markers(live.forced))
-            return PaintCell("", live.status, live.cleared, flips=flips, markers=markers)
-        return PaintCell(
-            self._display(live, column) or "",
-            live.status,
-            live.cleared,
-            alignment=_RIGHT if column in _RIGHT_ALIGNED else _LEFT,
-            flips=flips,
-            fraction=self._latency_fraction(live) if column == _LATENCY else None,
-        )
+            markers = forced_markers(live.forced)
+            return PaintCell("", status, cleared, False, _LEFT, flips, (), markers)
+        text = self._display(live, column) or ""
+        if column == _LATENCY:
+            fraction = self._latency_fraction(live)
+            return PaintCell(text, status, cleared, False, _LEFT, flips, (), (), fraction)
+        alignment = _RIGHT if column in _RIGHT_ALIGNED else _LEFT
+        return PaintCell(text, status, cleared, False, alignment, flips)
 
     def _latency_fraction(self, live: LiveStep) -> float | None:
         latency = live.step.latency_ms if live.step is not None else None
