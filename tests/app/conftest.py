@@ -51,6 +51,7 @@ def qloop(qapp: QApplication, qtbot: QtBot) -> Iterator[InspectorEventLoop]:
     loop.close()
     asyncio.set_event_loop(None)
     collector.stop()
+    gc.unfreeze()  # what a window froze (settle_loaded) is the next test's garbage
     gc.collect()
 
 

@@ -98,3 +98,65 @@ def test_a_hidden_view_does_not_redraw_and_catches_up_when_shown(qtbot: QtBot) -
     qtbot.waitExposed(view)
     assert record.output in view.transcript.body.toPlainText()
     assert len(view.attempt_columns) == 3
+
+
+def test_a_dock_tabbed_behind_another_renders_nothing_until_raised(window, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+    """``isVisible()`` is true behind a tab: the view asks for a visible region instead."""
+    window.detail_dock.raise_()
+    qtbot.waitUntil(lambda: window.attempts.visibleRegion().isEmpty())
+    assert window.attempts.isVisible()  # what the old check saw
+    window.show_run(stored_run("retry-feedback"))
+    assert window.attempts.attempt_columns == []
+    assert not window.attempts._timer.isActive()
+    window.attempts_dock.raise_()
+    qtbot.waitUntil(lambda: len(window.attempts.attempt_columns) == 3)
+
+
+def _many_attempts(attempts: int) -> LiveRun:
+    """``attempts`` copies of one rejected attempt of the demo, renumbered."""
+    from inspector.core.live import LiveStep
+
+    step = demo_run("retry-feedback")[1].steps[-1]
+    run = LiveRun()
+    run.steps = [
+        LiveStep.from_step(step.model_copy(update={"index": n, "attempt": n}))
+        for n in range(1, attempts + 1)
+    ]
+    return run
+
+
+def test_a_run_of_many_attempts_builds_only_the_columns_in_view(qtbot: QtBot) -> None:
+    view = make_view(qtbot)
+    view.show_run(_many_attempts(2_000))
+    columns = view.attempt_columns
+    assert 3 <= len(columns) <= 10
+    assert "Attempt 1<" in columns[0].title.text()
+    bar = view._scroll.horizontalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 2_000 * 300 - view.width())  # it spans them all
+    bar.setValue(bar.maximum())
+    qtbot.waitUntil(lambda: "Attempt 2000<" in view.attempt_columns[-1].title.text())
+    assert len(view.attempt_columns) == len(columns)
+    streamed = view.streamed.body.toPlainText()
+    assert "1,950 earlier candidates not shown" in streamed
+    assert streamed.count("attempt ") == 50
+
+
+def test_the_index_classifies_each_step_once_and_in_slices() -> None:
+    from inspector.app.detail.attempt_index import AttemptIndex
+
+    events, record = demo_run("retry-feedback")
+    run = LiveRun()
+    index = AttemptIndex()
+    for event in events:
+        run.apply(event)
+        index.update(run.steps)
+    assert [(s.number, s.start, s.end) for s in index.spans] == [(1, 0, 2), (2, 2, 3), (3, 3, 4)]
+    assert index.tool_total == 1 and index.spans[0].tool_count == 1
+    assert index.spans[0].candidates == []  # its last step is its candidate, shown apart
+    one_step_each = _many_attempts(10).steps  # each step its attempt's candidate
+    assert index.update(one_step_each) is False and len(index.spans) == 10
+    assert index.tool_total == 0
+    same_attempt = [LiveRun.from_record(record).steps[0]] * 5  # five steps of attempt 1
+    assert index.update(same_attempt, budget=2) is True  # 4 to classify, 2 a call
+    assert index.update(same_attempt, budget=2) is False
+    assert index.spans[0].tool_count == 4

@@ -66,6 +66,28 @@ def test_runs_item_model(qtmodeltester: ModelTester) -> None:
     assert model.rowCount() == 0
 
 
+def test_runs_merge_the_newest_in_place(qtmodeltester: ModelTester) -> None:
+    """A run starting or ending updates its row or adds one on top; nothing is reset."""
+    model = RunsItemModel()
+    early, later = "2026-01-04T09:30:00.000+00:00", "2026-01-04T09:31:00.000+00:00"
+    model.set_runs([_summary("b2"), _summary("a1")])
+    qtmodeltester.check(model)
+    resets, changed, inserted = [], [], []
+    model.modelReset.connect(lambda: resets.append(1))
+    model.dataChanged.connect(lambda top, _bottom: changed.append(top.row()))
+    model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
+    assert model.merge_newest([_summary("c3", "running", started_at=later), _summary("b2")])
+    assert [model.run(r).run_id for r in range(3)] == ["c3", "b2", "a1"]
+    assert inserted == [(0, 0)] and changed == []  # b2 was already as listed
+    assert model.merge_newest([_summary("c3", "failed", started_at=later), _summary("b2")])
+    assert changed == [0] and model.index(0, 0).data() == "failed · validator exhausted"
+    assert model.row_of("a1") == 2 and model.row_of("c3") == 0
+    # A new run older than the top one (an import) cannot go on top: read the list again.
+    assert not model.merge_newest([_summary("z9", started_at=early)])
+    assert model.rowCount() == 3 and resets == []
+    qtmodeltester.check(model)
+
+
 def test_run_cells_text() -> None:
     cells = run_cells(_summary("a1"))
     assert cells[3:] == ("4", "370 → 84", "1.5 s", "a1")

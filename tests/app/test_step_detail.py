@@ -162,3 +162,46 @@ def test_json_blocks_wrap_long_values(qtbot: QtBot) -> None:
         document.setTextWidth(240)
         assert document.idealWidth() <= 240  # wrapped, not one line running off the view
         assert "a long sentence" in document.toPlainText()
+
+
+def _long_request_run(messages: int) -> LiveRun:
+    from inspector.core.messages import Message
+
+    record = demo_run("retry-feedback")[1]
+    step = record.steps[0]
+    history = [Message(role="user", content=f"message {n}") for n in range(messages)]
+    long = step.model_copy(
+        update={"request": step.request.model_copy(update={"messages": history})}
+    )
+    return LiveRun.from_record(record.model_copy(update={"steps": [long, *record.steps[1:]]}))
+
+
+def test_a_long_request_shows_its_last_messages_and_more_on_demand(qtbot: QtBot) -> None:
+    """Rendering a step costs the same late in a long turn: the last MESSAGES_SHOWN first."""
+    from PySide6.QtCore import QUrl
+
+    from inspector.app.detail.step_detail import MESSAGES_SHOWN, MORE_MESSAGES
+
+    detail = make_detail(qtbot)
+    detail.show_step(_long_request_run(500), 1)
+    text = tab_text(detail, MODEL_SAW)
+    assert f"{500 - MESSAGES_SHOWN} earlier messages not shown" in text
+    assert "message 499" in text and f"message {500 - MESSAGES_SHOWN - 1}\n" not in text
+    assert text.count("message ") == MESSAGES_SHOWN
+    detail.model_saw.anchorClicked.emit(QUrl(MORE_MESSAGES))
+    assert "300 earlier messages not shown" in tab_text(detail, MODEL_SAW)
+
+
+def test_steps_followed_as_they_arrive_render_once_per_interval(qtbot: QtBot) -> None:
+    run = stored_run("retry-feedback")
+    detail = make_detail(qtbot)
+    rendered: list[str] = []
+    original = detail.model_saw.set_body
+    detail.model_saw.set_body = lambda body: (rendered.append(body), original(body))[1]  # type: ignore[method-assign]
+    for index in (1, 2, 3):
+        detail.show_step(run, index, soon=True)
+    assert rendered == [] and "Step 3" in detail.title.text()
+    qtbot.waitUntil(lambda: len(rendered) == 1)
+    assert "Plain text only: no markdown characters." in plain(rendered[0])  # step 3's request
+    detail.show_step(run, 1)  # a step the user picks renders at once
+    assert len(rendered) == 2

@@ -185,3 +185,40 @@ def test_chips_stay_in_their_cell_and_failures_come_first(qtbot: QtBot) -> None:
     assert view.table.itemDelegate().helpEvent(event, view.table, option, index)
     assert QToolTip.text().startswith(f"✗ {shown[0].validator}")
     QToolTip.hideText()
+
+
+def test_the_delegate_reads_one_role_per_painted_cell(qtbot: QtBot) -> None:
+    """Painting a cell asks the model for its ``PaintCell`` only (it used to ask ~11 roles)."""
+    from typing import Any
+
+    from PySide6.QtWidgets import QTableView
+
+    from inspector.app.timeline.timeline_delegate import TimelineDelegate
+    from inspector.app.timeline.timeline_item_model import TimelineItemModel
+
+    asked: list[tuple[int, int, int]] = []
+
+    class Counting(TimelineItemModel):
+        def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+            asked.append((index.row(), index.column(), role))
+            return super().data(index, role)
+
+    model = Counting()
+    model.show_run(stored_run("retry-feedback"))
+    table = QTableView()
+    qtbot.addWidget(table)
+    table.setModel(model)
+    table.setItemDelegate(TimelineDelegate(table))
+    table.setSpan(0, 0, 1, len(Column))
+    table.resize(1100, 320)
+    table.show()
+    qtbot.waitExposed(table)
+    asked.clear()
+    table.viewport().grab()  # a paint of every visible cell
+    assert {role for _, _, role in asked} == {TimelineRole.PAINT}
+    cells = [(row, column) for row, column, _ in asked]
+    assert len(cells) == len(set(cells))  # once each
+    assert (1, Column.VERDICTS) in cells and (0, 0) in cells  # steps and headers alike
+    painted = model.index(1, Column.LATENCY).data(TimelineRole.PAINT)
+    assert painted.text == model.index(1, Column.LATENCY).data()
+    assert painted.fraction == model.index(1, Column.LATENCY).data(TimelineRole.LATENCY_FRACTION)

@@ -4,7 +4,9 @@ turn (DESIGN §4): what the model saw on the final call, the persisted transcrip
 streaming UI showed and then cleared.
 
 Events only mark the view stale; it re-renders at most every ``REFRESH_MS``, so a fast stream
-costs one render per interval, not one per token.
+costs one render per interval, not one per token — and only while it is on screen. A render
+costs the same at any length of run: an ``AttemptIndex`` keeps where each attempt is, and only
+the attempt columns scrolled into view are built (a run of 10,000 attempts has ~6 columns).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.app.detail.attempt_index import TOOL_STEPS_SHOWN, AttemptIndex
 from inspector.app.detail.chat_bubbles import (
     ChatView,
     bubble,
@@ -44,7 +47,9 @@ from inspector.reports.labels import verdict_label, words
 
 REFRESH_MS = 100
 COLUMN_WIDTH = 300
-TOOL_STEPS_SHOWN = 12
+COLUMN_SPACING = 6
+POOL_MIN = 6  # attempt columns rendered at least (more when the view is wider)
+STREAMED_ATTEMPTS = 50  # attempts whose candidates the "streaming UI showed" view lists
 STREAMING_TAIL = 2_000  # characters of a streaming candidate shown until it finishes
 
 
@@ -90,15 +95,22 @@ def candidate_html(step: Step, dark: bool) -> str:
 
 def attempt_html(steps: Sequence[Step], dark: bool) -> str:
     """One attempt: its tool steps in brief, the candidate, its verdicts, the feedback after."""
-    last = steps[-1]
-    parts: list[str] = []
     tool_steps = [s for s in steps[:-1] if step_kind(s) == "tool call"]
-    if tool_steps:
-        parts.append(heading("Tool steps", dark, str(len(tool_steps))))
+    return attempt_summary_html(tool_steps[:TOOL_STEPS_SHOWN], len(tool_steps), steps[-1], dark)
+
+
+def attempt_summary_html(
+    tool_steps: Sequence[Step], tool_count: int, last: Step, dark: bool
+) -> str:
+    """``attempt_html`` from what the attempt index keeps: the first tool steps, how many there
+    were, and the attempt's last step (its candidate)."""
+    parts: list[str] = []
+    if tool_count:
+        parts.append(heading("Tool steps", dark, str(tool_count)))
         for step in tool_steps[:TOOL_STEPS_SHOWN]:
             parts.append(note(f"step {step.index}: {_calls_text(step)}", dark))
-        if len(tool_steps) > TOOL_STEPS_SHOWN:
-            parts.append(note(f"… {len(tool_steps) - TOOL_STEPS_SHOWN:,} more", dark))
+        if tool_count > TOOL_STEPS_SHOWN:
+            parts.append(note(f"… {tool_count - TOOL_STEPS_SHOWN:,} more", dark))
     parts.append(heading("Candidate", dark, f"step {last.index}"))
     parts.append(candidate_html(last, dark))
     parts.append(heading("Verdicts", dark))
@@ -118,10 +130,13 @@ def attempt_html(steps: Sequence[Step], dark: bool) -> str:
 
 
 def attempt_title(steps: Sequence[Step], dark: bool) -> str:
-    last = steps[-1]
+    return title_html(steps[-1], any(s.cleared for s in steps), dark)
+
+
+def title_html(last: Step, cleared: bool, dark: bool) -> str:
     bits = [f"<b>Attempt {last.attempt}</b>"]
     bits.append(tag(words(last.status), status_colour(last.status, dark).name()))
-    if any(s.cleared for s in steps):
+    if cleared:
         bits.append(tag("cleared", muted(dark)))
     return " · ".join(bits)
 
@@ -175,7 +190,19 @@ def transcript_html(record: RunRecord | None, dark: bool) -> str:
 
 def streamed_html(steps: Sequence[Step], record: RunRecord | None, dark: bool) -> str:
     """What an end user's streaming UI showed, in order; cleared candidates struck through."""
+    tools = sum(1 for s in steps if step_kind(s) == "tool call")
+    return streamed_summary_html(steps, tools, 0, record, dark)
+
+
+def streamed_summary_html(
+    steps: Sequence[Step], tool_total: int, earlier: int, record: RunRecord | None, dark: bool
+) -> str:
+    """``streamed_html`` from a selection of the run's steps, in order: its tool steps are
+    shown up to ``TOOL_STEPS_SHOWN`` of the run's ``tool_total``; ``earlier``: candidates left
+    out before the selection's (a run of 10,000 attempts shows its last ones)."""
     parts: list[str] = []
+    if earlier:
+        parts.append(note(f"… {earlier:,} earlier candidates not shown", dark))
     tool_lines = 0
     for step in steps:
         if step_kind(step) == "tool call":
@@ -193,8 +220,8 @@ def streamed_html(steps: Sequence[Step], record: RunRecord | None, dark: bool) -
             f"<div>{tag(f'step {step.index} · attempt {step.attempt}', muted(dark))}"
             f" — {html.escape(detail)}</div>{body}"
         )
-    if tool_lines > TOOL_STEPS_SHOWN:
-        parts.append(note(f"… and {tool_lines - TOOL_STEPS_SHOWN:,} more tool steps", dark))
+    if tool_total > TOOL_STEPS_SHOWN:
+        parts.append(note(f"… and {tool_total - TOOL_STEPS_SHOWN:,} more tool steps", dark))
     if record is not None and record.status == "fallback" and record.output is not None:
         value: Any = record.output
         body = pre_text(value) if isinstance(value, str) else json_html(value, dark)
@@ -220,21 +247,34 @@ class _Column(QFrame):
 
 
 class AttemptsView(QWidget):
+    """Renders only what is on screen: nothing while hidden (a dock tabbed behind another
+    included), and of the attempts only the few columns scrolled into view — stand-ins of
+    the same width hold the place of the others, so the scroll bar spans them all."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._run = LiveRun()
-        self._columns: list[_Column] = []
+        self._index = AttemptIndex()
+        self._columns: list[_Column] = []  # the pool, bound to attempts first, first + 1...
+        self._bound: list[tuple[int, int, bool] | None] = []  # per column: what it shows
+        self._first = 0
 
         self._strip = QWidget(self)
         self._strip_layout = QHBoxLayout(self._strip)
         self._strip_layout.setContentsMargins(0, 0, 0, 0)
+        self._strip_layout.setSpacing(COLUMN_SPACING)
+        self._before, self._after = QWidget(self._strip), QWidget(self._strip)
         self.kept = _Column(self._strip, "<b>Kept answer</b>")
         self.kept.setMinimumWidth(COLUMN_WIDTH)
-        self._strip_layout.addWidget(self.kept)
-        scroll = QScrollArea(self)
+        for widget in (self._before, self._after, self.kept):
+            self._strip_layout.addWidget(widget)
+        self._before.hide()
+        self._after.hide()
+        self._scroll = scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self._strip)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.horizontalScrollBar().valueChanged.connect(self._scrolled)
 
         self.final_call = _Column(self, "<b>Model saw on the final call</b>")
         self.transcript = _Column(self, "<b>Persisted transcript</b>")
@@ -269,18 +309,28 @@ class AttemptsView(QWidget):
 
     def show_run(self, run: LiveRun) -> None:
         self._run = run
+        self._index = AttemptIndex()
+        self._bound = [None] * len(self._columns)
         self._timer.stop()
         self._refresh_if_visible()
 
     def on_event(self, event: Event) -> None:
-        del event  # any event may change a column; re-render once per interval
-        if not self.isVisible():  # a tab behind another: no re-rendering nobody sees
+        index = getattr(event, "index", None)
+        live = self._run.step(index) if isinstance(index, int) else None
+        if live is not None:
+            self._index.step_changed(live)
+        if not self.on_screen():  # hidden, or a tab behind another: nobody sees a re-render
             self._stale = True
         elif not self._timer.isActive():
             self._timer.start()
 
+    def on_screen(self) -> bool:
+        """Shown and not covered: ``isVisible()`` alone is true for a dock tabbed behind
+        another."""
+        return self.isVisible() and not self.visibleRegion().isEmpty()
+
     def _refresh_if_visible(self) -> None:
-        if self.isVisible():
+        if self.on_screen():
             self.refresh()
         else:
             self._stale = True
@@ -290,28 +340,86 @@ class AttemptsView(QWidget):
         if self._stale:
             self.refresh()
 
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self._stale and not self._timer.isActive():  # uncovered (its dock tab raised)
+            self._timer.start(0)
+
     @property
     def attempt_columns(self) -> list[_Column]:
         return [c for c in self._columns if not c.isHidden()]
 
     def refresh(self) -> None:
         self._stale = False
+        if self._index.update(self._run.steps):
+            self._timer.start(0)  # more steps to classify: the rest in the next slices
         dark = is_dark(self.palette())
         run = self._run
-        steps = run.record.steps if run.record is not None else [s.as_step() for s in run.steps]
-        groups = group_attempts(steps)
-        while len(self._columns) < len(groups):
+        self._bind_columns(dark)
+        spans = self._index.spans
+        last = run.steps[spans[-1].end - 1].as_step() if spans else None
+        self.kept.body.set_body(kept_html(run.record, dark))
+        self.final_call.body.set_body(final_call_html([last] if last else [], dark))
+        self.transcript.body.set_body(transcript_html(run.record, dark))
+        self.streamed.body.set_body(self._streamed_html(dark))
+
+    # -- the attempt columns: a pool bound to the attempts scrolled into view ----------------
+
+    def _pool_size(self) -> int:
+        fits = self._scroll.viewport().width() // (COLUMN_WIDTH + COLUMN_SPACING) + 2
+        return min(len(self._index.spans), max(POOL_MIN, fits))
+
+    def _scrolled(self, value: int) -> None:
+        first = self._first_for(value)
+        if first != self._first and self.on_screen():
+            self._bind_columns(is_dark(self.palette()))
+
+    def _first_for(self, scrolled: int) -> int:
+        spans, pool = len(self._index.spans), self._pool_size()
+        return max(0, min(spans - pool, scrolled // (COLUMN_WIDTH + COLUMN_SPACING)))
+
+    def _bind_columns(self, dark: bool) -> None:
+        spans, pool = self._index.spans, self._pool_size()
+        while len(self._columns) < pool:
             column = _Column(self._strip)
             column.setMinimumWidth(COLUMN_WIDTH)
-            self._strip_layout.insertWidget(len(self._columns), column)
+            self._strip_layout.insertWidget(len(self._columns) + 1, column)
             self._columns.append(column)
-        for column, (_, group) in zip(self._columns, groups, strict=False):
-            column.title.setText(attempt_title(group, dark))
-            column.body.set_body(attempt_html(group, dark))
+            self._bound.append(None)
+        self._first = first = self._first_for(self._scroll.horizontalScrollBar().value())
+        step = COLUMN_WIDTH + COLUMN_SPACING
+        for spacer, count in ((self._before, first), (self._after, len(spans) - first - pool)):
+            spacer.setFixedWidth(max(0, count * step - COLUMN_SPACING))
+            spacer.setVisible(count > 0)
+        for slot, column in enumerate(self._columns):
+            if slot >= pool:
+                column.hide()
+                self._bound[slot] = None
+                continue
+            span = spans[first + slot]
+            key = (span.number, span.version, dark)
+            if self._bound[slot] != key:
+                self._bound[slot] = key
+                last = self._run.steps[span.end - 1].as_step()
+                column.title.setText(title_html(last, span.cleared or last.cleared, dark))
+                column.body.set_body(
+                    attempt_summary_html(span.tool_steps, span.tool_count, last, dark)
+                )
             column.show()
-        for column in self._columns[len(groups) :]:
-            column.hide()
-        self.kept.body.set_body(kept_html(run.record, dark))
-        self.final_call.body.set_body(final_call_html(steps, dark))
-        self.transcript.body.set_body(transcript_html(run.record, dark))
-        self.streamed.body.set_body(streamed_html(steps, run.record, dark))
+
+    def _streamed_html(self, dark: bool) -> str:
+        """The run's first tool steps and the candidates of its last ``STREAMED_ATTEMPTS``
+        attempts (all of them, for any run a person reads through)."""
+        steps, spans = self._run.steps, self._index.spans
+        shown = spans[-STREAMED_ATTEMPTS:]
+        earlier = sum(len(s.candidates) + 1 for s in spans[: len(spans) - len(shown)])
+        picked = {s.index: s for s in self._index.first_tools}
+        for span in shown:
+            for position in (*span.candidates, span.end - 1):
+                step = steps[position].as_step()
+                picked[step.index] = step
+        selection = [picked[i] for i in sorted(picked)]
+        tools = self._index.tool_total + sum(
+            1 for s in shown if step_kind(steps[s.end - 1].as_step()) == "tool call"
+        )
+        return streamed_summary_html(selection, tools, earlier, self._run.record, dark)

@@ -98,16 +98,21 @@ def message_html(message: Message, dark: bool, label: str = "") -> str:
 
 
 def messages_html(
-    messages: Sequence[Message], dark: bool, limit: int = MESSAGE_LIMIT, label: str = ""
+    messages: Sequence[Message],
+    dark: bool,
+    limit: int = MESSAGE_LIMIT,
+    label: str = "",
+    more_link: str = "",
 ) -> str:
-    """Bubbles for ``messages``, the last ``limit`` of them when there are more."""
+    """Bubbles for ``messages``, the last ``limit`` of them when there are more; ``more_link``:
+    the href of a "show more" link in the note saying what was left out."""
     shown = messages[-limit:] if len(messages) > limit else messages
     parts = []
     if len(shown) < len(messages):
         hidden = len(messages) - len(shown)
-        parts.append(
-            note(f"{hidden:,} earlier messages not shown; the Raw tab has them all.", dark)
-        )
+        more = f' <a href="{more_link}">Show more</a>' if more_link else ""
+        text = html.escape(f"{hidden:,} earlier messages not shown; the Raw tab has them all.")
+        parts.append(f'<p style="color:{muted(dark)};margin:2px 0px">{text}{more}</p>')
     parts.extend(message_html(m, dark, label=label) for m in shown)
     return "".join(parts)
 

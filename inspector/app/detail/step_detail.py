@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QLabel,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.detail.chat_bubbles import (
+    MESSAGE_LIMIT,
     ChatView,
     bubble,
     heading,
@@ -54,6 +55,12 @@ from inspector.reports.timeline_cells import forced_markers
 TAB_NAMES = ("Model saw", "Response", "Verdicts", "Feedback injected", "Raw")
 MODEL_SAW, RESPONSE, VERDICTS, FEEDBACK, RAW = range(len(TAB_NAMES))
 FLUSH_MS = 30
+# The Model saw tab first renders the request's last MESSAGES_SHOWN messages (a 1,000-step
+# turn's request holds 2,000: rendering them cost ~60 ms a step); "Show more" renders up to
+# chat_bubbles.MESSAGE_LIMIT. Steps followed as they arrive (a live run, a playback) render at
+# most once per FLUSH_MS: the last one wins.
+MESSAGES_SHOWN = 40
+MORE_MESSAGES = "inspector:more-messages"
 
 
 class ResponsePane(QWidget):
@@ -95,6 +102,7 @@ class StepDetail(QWidget):
         self._run: LiveRun | None = None
         self._index = 0
         self._stale: set[int] = set(range(len(TAB_NAMES)))
+        self._messages_shown = MESSAGES_SHOWN
         self._pending_text: list[str] = []
         self._pending_reasoning: list[str] = []
 
@@ -104,6 +112,7 @@ class StepDetail(QWidget):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.model_saw = ChatView(self)
+        self.model_saw.anchorClicked.connect(self._more_messages)
         self.response = ResponsePane(self)
         self.verdicts = ChatView(self)
         self.feedback = ChatView(self)
@@ -147,11 +156,23 @@ class StepDetail(QWidget):
 
     # -- interface the shell uses ---------------------------------------------------------
 
-    def show_step(self, run: LiveRun, index: int) -> None:
+    def show_step(self, run: LiveRun, index: int, *, soon: bool = False) -> None:
+        """Shows step ``index``; ``soon``: within ``FLUSH_MS`` (steps followed as they arrive:
+        of several in that time, only the last is rendered)."""
         self._run, self._index = run, index
         self._stale = set(range(len(TAB_NAMES)))
+        self._messages_shown = MESSAGES_SHOWN
         self._render_title()
-        self._render_current()
+        if not soon:
+            self._render_current()
+        elif not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def _more_messages(self, url: QUrl) -> None:
+        if url.toString() == MORE_MESSAGES:
+            self._messages_shown = MESSAGE_LIMIT
+            self._stale.add(MODEL_SAW)
+            self._render_current()
 
     def on_event(self, event: Event) -> None:
         if self._run is None or isinstance(event, RunStarted | FallbackUsed | StepStarted):
@@ -217,7 +238,9 @@ class StepDetail(QWidget):
         step = live.as_step()
         dark = is_dark(self.palette())
         if tab == MODEL_SAW:
-            self.model_saw.set_body(request_html(step, dark))
+            self.model_saw.set_body(
+                request_html(step, dark, self._messages_shown, more_link=MORE_MESSAGES)
+            )
         elif tab == RESPONSE:
             self._render_response(step, dark)
         elif tab == VERDICTS:
@@ -308,8 +331,9 @@ class StepDetail(QWidget):
 # -- HTML for the tabs (pure functions of a step, so tests and other views can use them) ----
 
 
-def request_html(step: Step, dark: bool) -> str:
-    """The *Model saw* tab: system prompt, messages, tools offered, tool_choice, response format."""
+def request_html(step: Step, dark: bool, limit: int = MESSAGE_LIMIT, more_link: str = "") -> str:
+    """The *Model saw* tab: system prompt, messages (the last ``limit``), tools offered,
+    tool_choice, response format."""
     request = step.request
     parts: list[str] = []
     markers = forced_markers(step.forced)
@@ -327,7 +351,7 @@ def request_html(step: Step, dark: bool) -> str:
         else note("(no system prompt)", dark)
     )
     parts.append(heading("Messages", dark, f"{len(request.messages)}"))
-    parts.append(messages_html(request.messages, dark))
+    parts.append(messages_html(request.messages, dark, limit, more_link=more_link))
     parts.append(heading("Tools offered", dark, f"{len(request.tools)}"))
     if not request.tools:
         parts.append(note("No tools.", dark))

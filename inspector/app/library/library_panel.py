@@ -118,6 +118,18 @@ class LibraryPanel(QSplitter):
         undo a selection being made for a comparison)."""
         selected = self.selected_runs()
         self.runs.set_runs(runs)
+        self._keep(keep, selected)
+
+    def merge_runs(self, newest: list[RunSummary], keep: str | None = None) -> bool:
+        """``set_runs`` for the store's newest runs only (a run started or ended): their rows
+        are added or updated in place. False: the list must be read again (see the model)."""
+        selected = self.selected_runs()
+        if not self.runs.merge_newest(newest):
+            return False
+        self._keep(keep, selected)
+        return True
+
+    def _keep(self, keep: str | None, selected: list[str]) -> None:
         if keep is None:
             return
         self.select_run(keep, notify=False)

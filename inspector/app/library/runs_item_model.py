@@ -55,10 +55,15 @@ def run_cells(run: RunSummary) -> tuple[str, ...]:
 
 
 class RunsItemModel(QAbstractTableModel):
+    """Newest first. Kept oldest first inside, so a new run is an append and a run's position
+    never moves: ``merge_newest`` adds or updates the few runs that just started or ended
+    without re-reading or re-laying out the whole list (100,000 runs took seconds)."""
+
     def __init__(self) -> None:
         super().__init__()
-        self._runs: list[RunSummary] = []
-        self._cells: list[tuple[str, ...]] = []
+        self._runs: list[RunSummary] = []  # oldest first
+        self._cells: dict[int, tuple[str, ...]] = {}  # position -> cells, made when first shown
+        self._position: dict[str, int] = {}  # run_id -> position in _runs
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._runs)
@@ -80,9 +85,13 @@ class RunsItemModel(QAbstractTableModel):
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid() or not 0 <= index.row() < len(self._runs):
             return None
-        run, column = self._runs[index.row()], index.column()
+        position = len(self._runs) - 1 - index.row()
+        run, column = self._runs[position], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._cells[index.row()][column]
+            cells = self._cells.get(position)
+            if cells is None:
+                cells = self._cells[position] = run_cells(run)
+            return cells[column]
         if role == Qt.ItemDataRole.DecorationRole and column == STATUS:
             return status_icon(run.status)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -102,18 +111,41 @@ class RunsItemModel(QAbstractTableModel):
     def set_runs(self, runs: list[RunSummary]) -> None:
         """Replaces the list (the store gives it newest first)."""
         self.beginResetModel()
-        self._runs = list(runs)
-        self._cells = [run_cells(r) for r in self._runs]
+        self._runs = runs[::-1]
+        self._cells = {}
+        self._position = {r.run_id: i for i, r in enumerate(self._runs)}
         self.endResetModel()
 
+    def merge_newest(self, newest: list[RunSummary]) -> bool:
+        """Takes in the store's newest runs (newest first): rows of known runs are updated,
+        new runs are added on top. False, changing nothing, when a new run is not newer than
+        every run listed (an import of an old run): then the list must be read again."""
+        known = [r for r in newest if r.run_id in self._position]
+        new = [r for r in newest if r.run_id not in self._position][::-1]  # oldest first
+        top = self._runs[-1].started_at if self._runs else ""
+        if new and new[0].started_at < top:
+            return False
+        for run in known:
+            position = self._position[run.run_id]
+            if self._runs[position] != run:
+                self._runs[position] = run
+                self._cells.pop(position, None)
+                row = len(self._runs) - 1 - position
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+        if new:
+            self.beginInsertRows(QModelIndex(), 0, len(new) - 1)
+            for run in new:
+                self._position[run.run_id] = len(self._runs)
+                self._runs.append(run)
+            self.endInsertRows()
+        return True
+
     def run(self, row: int) -> RunSummary:
-        return self._runs[row]
+        return self._runs[len(self._runs) - 1 - row]
 
     def runs(self) -> list[RunSummary]:
-        return list(self._runs)
+        return self._runs[::-1]
 
     def row_of(self, run_id: str) -> int:
-        for row, run in enumerate(self._runs):
-            if run.run_id == run_id:
-                return row
-        return -1
+        position = self._position.get(run_id)
+        return -1 if position is None else len(self._runs) - 1 - position

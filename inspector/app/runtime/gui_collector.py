@@ -11,10 +11,37 @@ GUI thread collects with the thresholds the collector itself would use (pyqtgrap
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from PySide6.QtCore import QObject, QTimer
 
-__all__ = ["GuiThreadCollector"]
+__all__ = ["GuiThreadCollector", "collection_held", "settle_loaded"]
+
+
+_held = 0  # reads in flight on worker threads (collection_held)
+
+
+def settle_loaded() -> None:
+    """Takes the objects alive now out of the collector's scans (``gc.freeze``, O(1)), once a
+    run is shown: a 100,000-step run is millions of tracked objects, and every collection that
+    reached them walked them all (seconds with the window frozen). Not collected first: that
+    would walk them once more. A run dropped later is still freed by reference counting: runs
+    and their records hold no reference cycles (tests/app/test_gui_collector.py)."""
+    gc.freeze()
+
+
+@contextmanager
+def collection_held() -> Iterator[None]:
+    """No collection while a worker thread builds a run for the views: with automatic
+    collection off, everything it allocates waits in the youngest generation, and a check
+    meanwhile would walk it on the GUI thread. ``settle_loaded`` freezes it once it lands."""
+    global _held
+    _held += 1
+    try:
+        yield
+    finally:
+        _held -= 1
 
 
 def due_generation(counts: tuple[int, int, int], thresholds: tuple[int, ...]) -> int | None:
@@ -39,6 +66,8 @@ class GuiThreadCollector(QObject):
         self._timer.start(interval_ms)
 
     def check(self) -> None:
+        if _held:
+            return
         generation = due_generation(gc.get_count(), gc.get_threshold())
         if generation is not None:
             gc.collect(generation)

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from inspector.app.runtime.gui_collector import collection_held, settle_loaded
 from inspector.app.runtime.notifier import Notifier
 from inspector.app.runtime.runner import error_line
 
@@ -49,7 +50,8 @@ class LatestRead(Generic[T]):
     ) -> None:
         loop = asyncio.get_running_loop()
         try:
-            value = await loop.run_in_executor(None, read)
+            with collection_held():  # what the read builds is frozen when it lands
+                value = await loop.run_in_executor(None, read)
         except Exception as exc:  # no traceback in a window: one line, in the window
             if asked == self._asked:
                 self._landed()
@@ -58,6 +60,7 @@ class LatestRead(Generic[T]):
         if asked == self._asked:
             self._landed()
             done(value)
+            settle_loaded()
 
     def _landed(self) -> None:
         self._pending = False

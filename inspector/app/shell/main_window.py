@@ -39,6 +39,7 @@ from inspector.app.local_model.local_model_status import LocalModelStatus
 from inspector.app.playback.playback import PlaybackController
 from inspector.app.policy.policy_panel import PolicyPanel
 from inspector.app.replay.replay_controller import ReplayController
+from inspector.app.runtime.gui_collector import collection_held, settle_loaded
 from inspector.app.runtime.notifier import Notices
 from inspector.app.runtime.run_focus import RunFocus
 from inspector.app.runtime.runner import TurnRunner
@@ -67,6 +68,7 @@ __all__ = ["TITLE", "MainWindow", "load_stored_run", "record_problem", "run_titl
 
 TITLE = "Agent Inspector"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
+NEWEST_RUNS = 20  # runs re-read when one starts or ends (others may be recording meanwhile)
 RIGHT, LEFT = Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.LeftDockWidgetArea
 
 
@@ -80,6 +82,7 @@ class MainWindow(QMainWindow):
         self.runner = runner or TurnRunner(store, parent=self)
         self.focus = RunFocus(self)
         self.selected_step: int | None = None
+        self._following = False  # selecting the newest step of a run streaming in
         self.local_model_url: str | None = None  # the running local model's, once known
         self._load_task: asyncio.Task[None] | None = None
         self.ask_discard = ask_discard  # asked on quitting with unsaved edits (tests answer it)
@@ -359,7 +362,8 @@ class MainWindow(QMainWindow):
     async def _load_stored(self, run_id: str) -> None:
         loop = asyncio.get_running_loop()
         try:
-            run = await loop.run_in_executor(None, load_stored_run, self.store.path, run_id)
+            with collection_held():  # until settle_loaded() below freezes what it built
+                run = await loop.run_in_executor(None, load_stored_run, self.store.path, run_id)
         except InspectorError as exc:
             if self.focus.loading == run_id:
                 self.focus.set_loading(None)
@@ -372,6 +376,7 @@ class MainWindow(QMainWindow):
         self.focus.set_loading(None)
         self.statusBar().clearMessage()
         self._show(run)
+        settle_loaded()  # its objects out of the collector's scans: no pauses with it shown
 
     def refresh_runs(self, keep: str | None = None) -> None:
         try:
@@ -380,6 +385,18 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message("error", f"Cannot list the recorded runs: {exc}")
             return
         self.library.set_runs(runs, keep=keep)
+
+    def note_runs(self, keep: str | None = None) -> None:
+        """``refresh_runs`` when a run starts or ends: only the store's newest runs are read
+        (an indexed query) and merged into the list; the whole list is read again only when
+        they are not the newest it shows."""
+        try:
+            newest = self.store.runs(limit=NEWEST_RUNS)
+        except InspectorError as exc:
+            self.message_bar.show_message("error", f"Cannot list the recorded runs: {exc}")
+            return
+        if not self.library.merge_runs(newest, keep=keep):
+            self.refresh_runs(keep=keep)
 
     # ---- showing runs ----------------------------------------------------------------------
 
@@ -433,7 +450,11 @@ class MainWindow(QMainWindow):
             self.status.show_identity(event.provider, event.model)
             self.status.show_usage(Usage())
         elif event.kind == "step_started" and self.selected_step in (None, event.index - 1):
-            self.timeline.select_last()  # follow the stream unless the user looks elsewhere
+            self._following = True  # the detail renders the newest step once per interval
+            try:
+                self.timeline.select_last()  # follow the stream unless the user looks elsewhere
+            finally:
+                self._following = False
         elif event.kind == "step_finished":
             self.status.show_usage(usage_so_far(run))
         elif event.kind == "run_finished":
@@ -442,7 +463,7 @@ class MainWindow(QMainWindow):
     def _step_selected(self, index: int) -> None:
         self.selected_step = index
         if self.shown is not None:
-            self.detail.show_step(self.shown, index)
+            self.detail.show_step(self.shown, index, soon=self._following)
 
     def _toggle_cleared(self) -> None:
         self.timeline.set_show_cleared(self.show_cleared_action.isChecked())
@@ -515,7 +536,7 @@ class MainWindow(QMainWindow):
             live.apply(event)
             self.focus.live = live
             self._show(live)
-            self.refresh_runs(keep=event.run_id)  # the store has its row now
+            self.note_runs(keep=event.run_id)  # the store has its row now
             self.statusBar().showMessage(f"Running {event.scenario}…")
             return
         running = self.focus.live
@@ -525,8 +546,9 @@ class MainWindow(QMainWindow):
         self.focus.present(running, event)  # to the views, if they show it
 
     def _finished(self, record: RunRecord) -> None:
+        settle_loaded()  # the finished run's objects out of the collector's scans
         self.statusBar().showMessage(f"Run {record.run_id} {record.status}", 5000)
-        self.refresh_runs(keep=self.focus.shown_run_id() or record.run_id)
+        self.note_runs(keep=self.focus.shown_run_id() or record.run_id)
         live = self.focus.live
         if live is not None and live.run_id == record.run_id and self.shown is live:
             self.run_heading.setText(run_title(live))

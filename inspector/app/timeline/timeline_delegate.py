@@ -1,12 +1,12 @@
 """Paints the timeline's rich cells: attempt header rows, status dots, verdict chips, forced-step
 markers and the latency bar. Colours follow the palette (light or dark); cleared steps are
 painted dimmed; steps whose verdicts flipped on re-validation get a tinted background, a border
-and a chip per flip (the validator and its verdict now). Everything is drawn from the model's
-roles — the delegate keeps no state."""
+and a chip per flip (the validator and its verdict now). Everything is drawn from the
+cell's ``PaintCell`` (one ``data()`` call per cell) — the delegate keeps no state."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QHelpEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.theme import is_dark, mix, status_colour
-from inspector.app.timeline.timeline_item_model import Column, TimelineRole
+from inspector.app.timeline.timeline_item_model import Column, PaintCell, TimelineRole
 from inspector.core.records import Verdict
 from inspector.reports.labels import verdict_label, words
 from inspector.reports.timeline_cells import flip_chip
@@ -27,6 +27,18 @@ Index = QModelIndex | QPersistentModelIndex
 __all__ = ["TimelineDelegate", "mix", "status_colour", "verdict_label"]  # kept importable here
 
 CLEARED_OPACITY = 0.5
+# Plain ints and flags for the per-cell paint path (an enum attribute read costs there).
+_STEP, _STATUS, _VERDICTS, _MARKERS = (
+    int(Column.STEP),
+    int(Column.STATUS),
+    int(Column.VERDICTS),
+    int(Column.MARKERS),
+)
+_RICH = frozenset((_STATUS, _VERDICTS, _MARKERS, int(Column.LATENCY)))
+_HAS_DISPLAY = QStyleOptionViewItem.ViewItemFeature.HasDisplay
+_LIT = QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_MouseOver
+_TEXT = QPalette.ColorRole.Text
+_ELIDE = Qt.TextElideMode.ElideRight
 CHIP_GAP = 4
 CHIP_PAD = 6
 
@@ -64,47 +76,64 @@ def latency_bar_colour(palette: QPalette, selected: bool) -> QColor:
 
 
 class TimelineDelegate(QStyledItemDelegate):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._margin: int | None = None  # the style's text margin, read once
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        if index.data(TimelineRole.IS_HEADER):
-            self._paint_header(painter, option, index)
+        cell: PaintCell | None = index.data(TimelineRole.PAINT)  # the one role read per cell
+        if cell is None:
+            return
+        if cell.header:
+            self._paint_header(painter, option, cell)
+            return
+        column = index.column()
+        if not (column in _RICH or cell.flips or cell.cleared or option.state & _LIT):
+            self._paint_text(painter, option, cell.text, cell.alignment)  # most cells: fast
+            if column == _STEP:
+                self._paint_strip(painter, option, cell.status)
             return
         painter.save()
         painter.setClipRect(option.rect)  # nothing a cell paints spills into its neighbours
-        flips = index.data(TimelineRole.FLIPS) or []
-        if flips:
+        if cell.flips:
             self._paint_flip_band(painter, option)
-        if index.data(TimelineRole.CLEARED):
+        if cell.cleared:
             painter.setOpacity(CLEARED_OPACITY)
-        column = index.column()
-        if column in (Column.STATUS, Column.VERDICTS, Column.MARKERS, Column.LATENCY):
-            self._paint_background(painter, option, index)
+        if column in _RICH:
+            if option.state & _LIT:  # a plain cell has no background of its own to draw
+                self._paint_item(painter, option, "", cell.alignment)
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            if column == Column.STATUS:
-                self._paint_status(painter, option, index)
-            elif column == Column.VERDICTS:
-                verdicts = chip_order(index.data(TimelineRole.VERDICTS) or [])
+            if column == _STATUS:
+                self._paint_status(painter, option, cell)
+            elif column == _VERDICTS:
+                verdicts = chip_order(list(cell.verdicts))
                 labels = [verdict_label(v) for v in verdicts]
                 self._paint_chips(painter, option, labels, [v.status for v in verdicts])
-            elif column == Column.MARKERS:
-                markers: list[tuple[str, str]] = index.data(TimelineRole.MARKERS) or []
-                labels = [label for label, _ in markers]
+            elif column == _MARKERS:
+                labels = [label for label, _ in cell.markers]
                 statuses = ["marker"] * len(labels)
-                if index.data(TimelineRole.CLEARED):
+                if cell.cleared:
                     labels.append("cleared")
                     statuses.append("cleared")
                 # First: what re-validation changed is what the user is looking for.
-                labels[0:0] = [flip_chip(f) for f in flips]
-                statuses[0:0] = ["flip"] * len(flips)
+                labels[0:0] = [flip_chip(f) for f in cell.flips]
+                statuses[0:0] = ["flip"] * len(cell.flips)
                 self._paint_chips(painter, option, labels, statuses)
             else:
-                self._paint_latency(painter, option, index)
-        else:
-            super().paint(painter, option, index)
-        if column == Column.STEP:  # the row's status colour, as a strip on its left edge
-            dark = is_dark(option.palette)
-            strip = QRect(option.rect.left(), option.rect.top() + 1, 3, option.rect.height() - 2)
-            painter.fillRect(strip, status_colour(index.data(TimelineRole.STATUS), dark))
+                self._paint_latency(painter, option, cell)
+        elif option.state & _LIT:  # selected or hovered: the style's highlight and text
+            self._paint_item(painter, option, cell.text, cell.alignment)
+        else:  # a dimmed or flipped cell: its text, as the style lays it out
+            self._paint_text(painter, option, cell.text, cell.alignment)
+        if column == _STEP:
+            self._paint_strip(painter, option, cell.status)
         painter.restore()
+
+    def _paint_strip(self, painter: QPainter, option: QStyleOptionViewItem, status: str) -> None:
+        """The row's status colour, as a strip on the left edge of its first cell."""
+        rect = option.rect
+        strip = QRect(rect.left(), rect.top() + 1, 3, rect.height() - 2)
+        painter.fillRect(strip, status_colour(status, is_dark(option.palette)))
 
     def helpEvent(
         self,
@@ -140,14 +169,48 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.drawLine(rect.topLeft(), rect.topRight())
         painter.drawLine(rect.bottomLeft(), rect.bottomRight())
 
-    def _paint_background(
-        self, painter: QPainter, option: QStyleOptionViewItem, index: Index
+    def _paint_item(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        text: str,
+        alignment: Qt.AlignmentFlag,
     ) -> None:
+        """What ``QStyledItemDelegate.paint`` draws (background, selection, text, focus), from
+        the text given: its ``initStyleOption`` would read ~8 roles from the model."""
         opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
+        if text:
+            opt.text = text
+            opt.features |= _HAS_DISPLAY
+            opt.displayAlignment = alignment
         style = opt.widget.style() if opt.widget is not None else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+
+    def _paint_text(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        text: str,
+        alignment: Qt.AlignmentFlag,
+    ) -> None:
+        """What ``_paint_item`` draws for a plain cell, without the style's per-cell text
+        layout (the largest part of a page's paint)."""
+        if not text:
+            return
+        margin = self._text_margin(option)
+        rect = option.rect.adjusted(margin, 0, -margin, 0)
+        painter.setPen(option.palette.color(_TEXT))
+        painter.setFont(option.font)
+        painter.drawText(rect, alignment, option.fontMetrics.elidedText(text, _ELIDE, rect.width()))
+
+    def _text_margin(self, option: QStyleOptionViewItem) -> int:
+        """The style's horizontal text margin in an item view cell (QCommonStyle's rule)."""
+        if self._margin is None:
+            widget = option.widget
+            style = widget.style() if widget is not None else QApplication.style()
+            metric = QStyle.PixelMetric.PM_FocusFrameHMargin
+            self._margin = style.pixelMetric(metric, None, widget) + 1
+        return self._margin
 
     def _text_colour(self, option: QStyleOptionViewItem) -> QColor:
         role = (
@@ -190,30 +253,33 @@ class TimelineDelegate(QStyledItemDelegate):
             painter.setPen(self._text_colour(option))
             painter.drawText(area, Qt.AlignmentFlag.AlignVCenter, f"+{hidden}")
 
-    def _paint_status(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+    def _paint_status(
+        self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
+    ) -> None:
         dark = is_dark(option.palette)
         rect = option.rect
         size = 8
         dot = QRect(rect.left() + 6, rect.center().y() - size // 2 + 1, size, size)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(status_colour(index.data(TimelineRole.STATUS), dark))
+        painter.setBrush(status_colour(cell.status, dark))
         painter.drawEllipse(dot)
         painter.setPen(self._text_colour(option))
         painter.setFont(option.font)
         text_rect = rect.adjusted(size + 12, 0, -4, 0)
         text = QFontMetrics(option.font).elidedText(
-            str(index.data(Qt.ItemDataRole.DisplayRole) or ""),
+            cell.text,
             Qt.TextElideMode.ElideRight,
             text_rect.width(),
         )
         painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, text)
 
-    def _paint_latency(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+    def _paint_latency(
+        self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
+    ) -> None:
         """The duration, right-aligned, over a thin bar along the bottom of the whole cell (at
         the default column width there is no room beside the text)."""
         rect = option.rect.adjusted(6, 0, -6, 0)
-        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
-        fraction = index.data(TimelineRole.LATENCY_FRACTION)
+        text, fraction = cell.text, cell.fraction
         if fraction is not None and rect.width() > 4:
             track = QRect(rect.left(), option.rect.bottom() - 5, rect.width(), 4)
             selected = bool(option.state & QStyle.StateFlag.State_Selected)
@@ -234,7 +300,9 @@ class TimelineDelegate(QStyledItemDelegate):
             text,
         )
 
-    def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+    def _paint_header(
+        self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
+    ) -> None:
         """An attempt header: spans the row; "Attempt N · k steps", its last status, cleared."""
         option = QStyleOptionViewItem(option)
         # Headers are not selectable (so Up/Down skip them), which Qt paints as disabled.
@@ -248,8 +316,7 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.fillRect(option.rect, background)
         painter.setPen(mix(background, palette.color(QPalette.ColorRole.Text), 0.2))
         painter.drawLine(option.rect.bottomLeft(), option.rect.bottomRight())
-        text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
-        title, _, rest = text.partition(" · ")
+        title, _, rest = cell.text.partition(" · ")
         rest = rest.removesuffix(" · cleared").removesuffix("cleared")
         bold = QFont(option.font)
         bold.setBold(True)
@@ -270,10 +337,10 @@ class TimelineDelegate(QStyledItemDelegate):
                 f"· {rest}",
             )
             x += QFontMetrics(option.font).horizontalAdvance(f"· {rest}") + 8
-        status = str(index.data(TimelineRole.STATUS) or "")
+        status = cell.status
         labels = [words(status)]
         statuses = [status]
-        if index.data(TimelineRole.CLEARED):
+        if cell.cleared:
             labels.append("cleared")
             statuses.append("cleared")
         chips = QStyleOptionViewItem(option)

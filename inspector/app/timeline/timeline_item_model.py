@@ -18,9 +18,10 @@ of the flipped steps only), read back through ``TimelineRole.FLIPS``; showing an
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -40,7 +41,7 @@ from inspector.core.events import (
     TextDelta,
 )
 from inspector.core.live import LiveRun, LiveStep
-from inspector.core.records import step_kind
+from inspector.core.records import Verdict, step_kind
 from inspector.core.revalidate import Flip
 from inspector.reports.labels import words
 from inspector.reports.timeline_cells import (
@@ -67,6 +68,11 @@ class Column(IntEnum):
     LATENCY = 8
 
 
+# Plain ints for the per-cell paths (reading an enum member, len(Column), costs there).
+_COLUMNS = len(Column)
+_STEP, _ATTEMPT, _KIND, _STATUS, _OUTPUT, _VERDICTS, _MARKERS, _TOKENS, _LATENCY = map(int, Column)
+_RIGHT_ALIGNED = frozenset((int(Column.STEP), int(Column.ATTEMPT), int(Column.TOKENS)))
+
 HEADERS = {
     Column.STEP: "#",
     Column.ATTEMPT: "Att.",
@@ -90,13 +96,38 @@ class TimelineRole(IntEnum):
     LATENCY_FRACTION = Qt.ItemDataRole.UserRole + 7  # float in [0, 1], or None
     CLEARED = Qt.ItemDataRole.UserRole + 8  # bool
     FLIPS = Qt.ItemDataRole.UserRole + 9  # list[Flip]: the step's re-validation flips, or None
+    PAINT = Qt.ItemDataRole.UserRole + 10  # PaintCell: all the delegate paints, in one call
 
 
-@dataclass
+_PAINT = int(TimelineRole.PAINT)
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_STEP_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+
+class PaintCell(NamedTuple):
+    """What the delegate paints in one cell, read with a single ``data()`` call: a cell read
+    role by role cost ~11 calls into Python (scrolling 100,000 rows stalled on them). A named
+    tuple: built for every painted cell, it must be cheap to make."""
+
+    text: str  # the cell's display text; a header's "Attempt N · k steps[ · cleared]"
+    status: str  # the step's status; a header's: its attempt's last step's
+    cleared: bool = False
+    header: bool = False
+    alignment: Qt.AlignmentFlag = _LEFT
+    flips: Sequence[Flip] = ()  # the model's own list: read, never changed
+    verdicts: Sequence[Verdict] = ()  # the Verdicts column only
+    markers: Sequence[tuple[str, str]] = ()  # the Markers column only: (label, tooltip)
+    fraction: float | None = None  # the Latency column only: of the slowest step
+
+
+@dataclass(slots=True)
 class _Attempt:
     first: int  # first step index
     last: int  # last step index so far
     cleared: bool = False
+    number: int = 0
 
 
 class TimelineItemModel(QAbstractTableModel):
@@ -134,7 +165,7 @@ class TimelineItemModel(QAbstractTableModel):
         self._flips = {step: list(f) for step, f in flips.items() if f}
         rows = [r for r in map(self.row_of_step, changed) if r >= 0]
         if len(rows) > 64:  # thousands of flipped steps: one signal over their span
-            last = len(Column) - 1
+            last = _COLUMNS - 1
             self.dataChanged.emit(self.index(min(rows), 0), self.index(max(rows), last), [])
             return
         for row in sorted(rows):
@@ -160,7 +191,8 @@ class TimelineItemModel(QAbstractTableModel):
     def header_rows(self, first: int = 0, last: int | None = None) -> list[int]:
         """Rows in ``first..last`` that are attempt headers (few: one per attempt)."""
         stop = len(self._rows) if last is None else last + 1
-        return [self._row_of_header(a) for a in self._attempts if self._header_in(a, first, stop)]
+        rows = map(self._row_of_header, self._attempts)
+        return [row for row in rows if row >= 0 and first <= row < stop]
 
     def attempt_counts(self) -> tuple[int, int]:
         """(attempts, attempts with a cleared step) of the run so far."""
@@ -186,7 +218,7 @@ class TimelineItemModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(Column)
+        return 0 if parent.isValid() else _COLUMNS
 
     def headerData(
         self,
@@ -195,20 +227,23 @@ class TimelineItemModel(QAbstractTableModel):
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[Column(section)] if 0 <= section < len(Column) else None
+            return HEADERS[Column(section)] if 0 <= section < _COLUMNS else None
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        if self._rows[index.row()] < 0:  # headers are not selectable: Up/Down skip them
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        # Asked twice per painted cell: module constants, no enum arithmetic here.
+        if not index.isValid() or self._rows[index.row()] < 0:
+            return _NO_FLAGS  # headers are not selectable: Up/Down skip them
+        return _STEP_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         entry = self._rows[index.row()]
+        if role == _PAINT:  # first: the delegate asks it of every painted cell
+            if entry < 0:
+                return self._paint_header(-entry)
+            return self._paint_cell(self._run.steps[entry - 1], index.column())
         if entry < 0:
             return self._header_data(-entry, index.column(), role)
         return self._step_data(self._run.steps[entry - 1], index.column(), role)
@@ -257,47 +292,68 @@ class TimelineItemModel(QAbstractTableModel):
         if role == TimelineRole.MARKERS:
             return forced_markers(live.forced)
         if role == TimelineRole.LATENCY_FRACTION:
-            latency = live.step.latency_ms if live.step is not None else None
-            if latency is None or self._max_latency <= 0:
-                return None
-            return min(1.0, latency / self._max_latency)
+            return self._latency_fraction(live)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(live, column)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (
-            Column.STEP,
-            Column.ATTEMPT,
-            Column.TOKENS,
-        ):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in _RIGHT_ALIGNED:
+            return int(_RIGHT)
         return None
+
+    def _paint_header(self, attempt: int) -> PaintCell | None:
+        info = self._attempts.get(attempt)
+        if info is None:
+            return None
+        text = self._header_data(attempt, _STEP, Qt.ItemDataRole.DisplayRole) or ""
+        return PaintCell(text, self._run.steps[info.last - 1].status, info.cleared, header=True)
+
+    def _paint_cell(self, live: LiveStep, column: int) -> PaintCell:
+        flips = self._flips.get(live.index, ())
+        status, cleared = live.status, live.cleared
+        if column == _VERDICTS:
+            return PaintCell("", status, cleared, False, _LEFT, flips, live.verdicts)
+        if column == _MARKERS:
+            markers = forced_markers(live.forced)
+            return PaintCell("", status, cleared, False, _LEFT, flips, (), markers)
+        text = self._display(live, column) or ""
+        if column == _LATENCY:
+            fraction = self._latency_fraction(live)
+            return PaintCell(text, status, cleared, False, _LEFT, flips, (), (), fraction)
+        alignment = _RIGHT if column in _RIGHT_ALIGNED else _LEFT
+        return PaintCell(text, status, cleared, False, alignment, flips)
+
+    def _latency_fraction(self, live: LiveStep) -> float | None:
+        latency = live.step.latency_ms if live.step is not None else None
+        if latency is None or self._max_latency <= 0:
+            return None
+        return min(1.0, latency / self._max_latency)
 
     def _display(self, live: LiveStep, column: int) -> str | None:
         step = live.step
-        if column == Column.STEP:
+        if column == _STEP:
             return str(live.index)
-        if column == Column.ATTEMPT:
+        if column == _ATTEMPT:
             return str(live.attempt)
-        if column == Column.KIND:
+        if column == _KIND:
             return step_kind(step) if step is not None else "pending"
-        if column == Column.STATUS:
+        if column == _STATUS:
             return words(live.status)
-        if column == Column.OUTPUT:
+        if column == _OUTPUT:
             return output_preview(live)
-        if column == Column.VERDICTS:
+        if column == _VERDICTS:
             return " ".join(f"{v.validator}: {v.status}" for v in live.verdicts)
-        if column == Column.MARKERS:
+        if column == _MARKERS:
             labels = [label for label, _ in forced_markers(live.forced)]
             if live.cleared:
                 labels.append("cleared")
             if live.index in self._flips:
                 labels.append(FLIP_LABEL)
             return " ".join(labels)
-        if column == Column.TOKENS:
+        if column == _TOKENS:
             if step is None or step.response is None:
                 return ""
             usage = step.response.usage
             return f"{usage.input_tokens:,} / {usage.output_tokens:,}"
-        if column == Column.LATENCY:
+        if column == _LATENCY:
             latency = step.latency_ms if step is not None else None
             return "" if latency is None else f"{latency:,.0f} ms"
         return None
@@ -340,21 +396,30 @@ class TimelineItemModel(QAbstractTableModel):
     ) -> None:
         """Appends rows for ``new_steps`` (the run's next steps, in order) to ``rows``, which
         will start at row ``base``; ``last_attempt`` is the attempt of the row before them."""
+        # One pass over up to 100,000 steps on opening a run: locals, no method calls.
+        attempts, row_of, append = self._attempts, self._row_of, rows.append
+        show_cleared, slowest = self._show_cleared, self._max_latency
+        info: _Attempt | None = None
         for live in new_steps:
-            info = self._attempts.get(live.attempt)
-            if info is None:
-                self._attempts[live.attempt] = _Attempt(live.index, live.index, live.cleared)
-            else:
-                info.last = live.index
-                info.cleared = info.cleared or live.cleared
-            self._note_latency(live)
-            if not self._visible(live):
+            attempt, index = live.attempt, live.index
+            if info is None or info.number != attempt:
+                info = attempts.get(attempt)
+                if info is None:
+                    info = attempts[attempt] = _Attempt(index, index, live.cleared, attempt)
+            info.last = index
+            if live.cleared:
+                info.cleared = True
+            step = live.step
+            if step is not None and step.latency_ms is not None and step.latency_ms > slowest:
+                slowest = step.latency_ms
+            if not show_cleared and live.cleared:
                 continue
-            if live.attempt != last_attempt:
-                rows.append(-live.attempt)
-                last_attempt = live.attempt
-            self._row_of[live.index] = base + len(rows)
-            rows.append(live.index)
+            if attempt != last_attempt:
+                append(-attempt)
+                last_attempt = attempt
+            row_of[index] = base + len(rows)
+            append(index)
+        self._max_latency = slowest
 
     def _last_attempt(self) -> int:
         if not self._rows:
@@ -422,7 +487,7 @@ class TimelineItemModel(QAbstractTableModel):
 
     def _row_changed(self, row: int) -> None:
         if 0 <= row < len(self._rows):
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1), [])
+            self.dataChanged.emit(self.index(row, 0), self.index(row, _COLUMNS - 1), [])
 
     def _row_of_header(self, attempt: int) -> int:
         info = self._attempts.get(attempt)
@@ -433,10 +498,6 @@ class TimelineItemModel(QAbstractTableModel):
             if row >= 0:
                 return row - 1 if row > 0 and self._rows[row - 1] == -attempt else -1
         return -1
-
-    def _header_in(self, attempt: int, first: int, stop: int) -> bool:
-        row = self._row_of_header(attempt)
-        return row >= 0 and first <= row < stop
 
     def _hide_step(self, index: int) -> None:
         row = self._row_of[index]
@@ -478,5 +539,5 @@ class TimelineItemModel(QAbstractTableModel):
         self._known = len(steps)
         if self._rows:
             self.dataChanged.emit(
-                self.index(0, 0), self.index(len(self._rows) - 1, len(Column) - 1), []
+                self.index(0, 0), self.index(len(self._rows) - 1, _COLUMNS - 1), []
             )

@@ -160,8 +160,9 @@ class TimelineView(QWidget):
         self._span_headers(first, last)
 
     def _span_headers(self, first: int, last: int) -> None:
+        columns, set_span = len(Column), self.table.setSpan
         for row in self.model.header_rows(first, last):
-            self.table.setSpan(row, 0, 1, len(Column))
+            set_span(row, 0, 1, columns)
 
     def _on_selection(self, selected: QItemSelection, deselected: QItemSelection) -> None:
         indexes = selected.indexes()
