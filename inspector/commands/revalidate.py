@@ -46,14 +46,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def recheck(record: RunRecord, file: Path | None) -> Revalidation:
     """One run re-judged by its scenario's validators, or those ``file`` gives."""
-    import asyncio
-
+    from inspector.core.asyncrun import run_small
     from inspector.core.recording import scenario_of
     from inspector.core.revalidate import ValidatorSet, read_validator_file, revalidate
 
     scenario = scenario_of(record)
     chosen = read_validator_file(file, scenario) if file else ValidatorSet.of(scenario)
-    return asyncio.run(revalidate(record, scenario, chosen.compile(scenario)))
+    return run_small(revalidate(record, scenario, chosen.compile(scenario)))
 
 
 # ---- text output ---------------------------------------------------------------------------------
