@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspector.core.messages import Message
+from inspector.core.shared_list import SharedPrefix
 
 
 def dumps(value: Any) -> str:
@@ -29,8 +30,11 @@ def common_prefix(previous: Sequence[Any], current: Sequence[Any]) -> int:
     """How many leading items ``current`` shares with ``previous``.
 
     The usual case (the engine appends to one history, sharing message objects) is a C-level
-    list comparison that short-cuts on identity; otherwise the first difference is searched."""
+    list comparison that short-cuts on identity; otherwise the first difference is searched.
+    Two views of one growing list (``SharedPrefix``) need no comparison at all."""
     n = len(previous)
+    if isinstance(current, SharedPrefix) and current.shares_items(previous):
+        return min(n, len(current))
     if len(current) >= n and list(current[:n]) == list(previous):
         return n
     limit = min(n, len(current))

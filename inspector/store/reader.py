@@ -1,14 +1,15 @@
 """Rebuilding what was written: run summaries, the exact ``RunRecord`` and the event stream.
 
 Messages are parsed once per distinct hash and shared by every request that repeats them, and
-each step's list is the previous step's first ``keep`` items plus what it added: load time and
-the number of objects grow with the turn length, not its square.
+each step's list is a view of the previous step's first ``keep`` items plus what it added: load
+time and memory grow with the turn length, not its square.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from inspector.core.records import (
     Usage,
     Verdict,
 )
+from inspector.core.shared_list import SharedPrefix
 from inspector.store.models import RunNotFound, RunSummary, StoredEvent
 from inspector.store.writer import RUNNING
 
@@ -82,8 +84,11 @@ def load(conn: sqlite3.Connection, path: Path, run_id: str) -> RunRecord:
     if status == RUNNING or record_json is None:
         raise RunStillRecording(f"run {run_id!r} in {path} is still being recorded")
     data = json.loads(record_json)
-    data["steps"] = steps(conn, run_id)
-    data["transcript"] = _messages(conn, json.loads(transcript_json or "[]"))
+    transcript = json.loads(transcript_json or "[]")
+    # One parse per distinct message, shared by the steps' requests and the transcript.
+    parsed: dict[str, Message] = {}
+    data["steps"] = steps(conn, run_id, parsed, also=transcript)
+    data["transcript"] = [parsed[h] for h in transcript]
     return RunRecord.model_validate(data)
 
 
@@ -118,8 +123,19 @@ def interrupted_record(conn: sqlite3.Connection, run_id: str) -> RunRecord:
     )
 
 
-def steps(conn: sqlite3.Connection, run_id: str) -> list[Step]:
-    """Every step of the run in order; a row still pending comes back ``pending``."""
+def steps(
+    conn: sqlite3.Connection,
+    run_id: str,
+    parsed: dict[str, Message] | None = None,
+    *,
+    also: Iterable[str] = (),
+) -> list[Step]:
+    """Every step of the run in order; a row still pending comes back ``pending``.
+
+    Each request's messages are a ``SharedPrefix`` of one list that grows with the turn (a new
+    list only where a step drops messages from its predecessor's): memory follows the distinct
+    messages, not steps x history. ``parsed`` collects the parsed messages by hash, ``also``
+    names more hashes to parse into it (the transcript's)."""
     rows = conn.execute(
         "SELECT idx, attempt, status, frame, msg_keep, msg_added, raw_frame, raw_keep,"
         " raw_added, raw_response, body, forced FROM steps WHERE run_id = ? ORDER BY idx",
@@ -127,19 +143,23 @@ def steps(conn: sqlite3.Connection, run_id: str) -> list[Step]:
     ).fetchall()
     added = [json.loads(r[5]) for r in rows]
     raw_added = [json.loads(r[8]) if r[8] is not None else [] for r in rows]
-    wanted = {h for hashes in added for h in hashes}
+    wanted = {h for hashes in added for h in hashes} | set(also)
     raw_wanted = {h for hashes in raw_added for h in hashes}
     messages = _parse_messages(conn, wanted)
+    if parsed is not None:
+        parsed.update(messages)
     raw_values = {h: json.loads(b) for h, b in _bodies(conn, "messages", raw_wanted).items()}
     frames = {h: json.loads(b) for h, b in _bodies(conn, "frames", _frame_hashes(rows)).items()}
     verdicts = _verdicts(conn, run_id)
     requests: dict[str, StepRequest] = {}
     out: list[Step] = []
-    previous: list[Message] = []
+    shared: list[Message] = []  # the longest history so far; each request is a prefix of it
     raw_previous: list[Any] = []
     for row, hashes, raw_hashes in zip(rows, added, raw_added, strict=True):
         index, attempt, status, frame, keep = row[0], row[1], row[2], row[3], row[4]
-        current = previous[:keep] + [messages[h] for h in hashes]
+        if keep < len(shared):  # a step that drops messages: a list of its own from here on
+            shared = shared[:keep]
+        shared.extend(messages[h] for h in hashes)
         template = requests.get(frame)
         if template is None:
             template = requests[frame] = StepRequest.model_validate(
@@ -147,7 +167,7 @@ def steps(conn: sqlite3.Connection, run_id: str) -> list[Step]:
             )
         request = StepRequest.model_construct(
             system=template.system,
-            messages=current,
+            messages=SharedPrefix(shared, len(shared)),
             tools=list(template.tools),
             tool_choice=template.tool_choice,
             response_format=template.response_format,
@@ -168,7 +188,7 @@ def steps(conn: sqlite3.Connection, run_id: str) -> list[Step]:
             body = json.loads(row[10])
         body.update(request=request, verdicts=verdicts.get(index, []), raw=raw)
         out.append(Step.model_validate(body))
-        previous, raw_previous = current, raw_current
+        raw_previous = raw_current
     return out
 
 
@@ -251,8 +271,3 @@ def _bodies(conn: sqlite3.Connection, table: str, hashes: set[str]) -> dict[str,
 
 def _parse_messages(conn: sqlite3.Connection, hashes: set[str]) -> dict[str, Message]:
     return {h: Message.model_validate_json(b) for h, b in _bodies(conn, "messages", hashes).items()}
-
-
-def _messages(conn: sqlite3.Connection, hashes: list[str]) -> list[Message]:
-    parsed = _parse_messages(conn, set(hashes))
-    return [parsed[h] for h in hashes]

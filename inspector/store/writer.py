@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,8 +38,7 @@ class _Chain:
     """What the previous step of a run sent, to store the next one as a delta."""
 
     index: int = 0
-    messages: list[Message] = field(default_factory=list)
-    hashes: list[str] = field(default_factory=list)
+    messages: Sequence[Message] = field(default_factory=list)
     raw_index: int = 0
     raw_messages: list[Any] = field(default_factory=list)
 
@@ -258,7 +257,6 @@ class RowWriter:
         keep = common_prefix(chain.messages, messages) if chain.index == index - 1 else 0
         added = [self.content.message(m) for m in messages[keep:]]
         chain.index, chain.messages = index, messages
-        chain.hashes = chain.hashes[:keep] + added
         frame = self._frame(request.model_dump(mode="json", exclude={"messages"}))
         return frame, keep, added
 
