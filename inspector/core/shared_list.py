@@ -26,6 +26,11 @@ class SharedPrefix(Sequence[T]):
         self._items = items
         self._n = n
 
+    @property
+    def items(self) -> list[T]:
+        """The whole list this is a prefix of (the caller may extend it, never edit it)."""
+        return self._items
+
     def shares_items(self, other: object) -> bool:
         """True when ``other`` is a view of the same list: then the shorter is a prefix of the
         longer, no comparison needed."""
@@ -82,3 +87,21 @@ def _as_list(value: SharedPrefix[Any]) -> list[Any]:
 SharedPrefix.__pydantic_serializer__ = SchemaSerializer(  # type: ignore[attr-defined]
     core_schema.any_schema(serialization=core_schema.plain_serializer_function_ser_schema(_as_list))
 )
+
+
+def common_prefix(previous: Sequence[Any], current: Sequence[Any]) -> int:
+    """How many leading items ``current`` shares with ``previous``.
+
+    The usual case (the engine appends to one history, sharing message objects) is a C-level
+    list comparison that short-cuts on identity; otherwise the first difference is searched.
+    Two views of one growing list (``SharedPrefix``) need no comparison at all."""
+    n = len(previous)
+    if isinstance(current, SharedPrefix) and current.shares_items(previous):
+        return min(n, len(current))
+    if len(current) >= n and list(current[:n]) == list(previous):
+        return n
+    limit = min(n, len(current))
+    k = 0
+    while k < limit and (current[k] is previous[k] or current[k] == previous[k]):
+        k += 1
+    return k

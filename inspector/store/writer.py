@@ -18,8 +18,9 @@ from typing import Any
 from inspector.core.events import RunStarted
 from inspector.core.messages import Message
 from inspector.core.records import Forced, RunRecord, Step, StepRequest, Verdict
+from inspector.core.shared_list import common_prefix
 from inspector.store.database import StoreError
-from inspector.store.messages import MessageInterner, common_prefix, content_hash, dumps
+from inspector.store.messages import MessageInterner, content_hash, dumps
 from inspector.store.redact import redact
 
 RUNNING = "running"  # a run row's status while its writer streams it
