@@ -4,6 +4,7 @@ self-contained HTML report to attach to a bug report. Both carry a version and n
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -29,14 +30,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
+    from inspector.core.events import RunFinished
+    from inspector.reports.synthetic_events import events_from_record
     from inspector.store import Store
-    from inspector.workflows.runs import events_or_rebuilt
 
     with Store.open(args.db) as store:
-        record = store.load(args.run_id)
-        # Stored without its event log (an import): rebuilt, and the export says so.
-        events: Sequence[Timed]
-        events, synthesized = events_or_rebuilt(store, record)
+        if args.format == "html":  # the report is the record's: no events to read
+            record = store.load(args.run_id)
+            synthesized = not store.has_events(record.run_id)
+            events: Sequence[Timed] = ()
+        else:
+            events = store.events(args.run_id)
+            # The last event carries the record (read once, sharing the steps' messages).
+            last = events[-1].event if events else None
+            record = last.record if isinstance(last, RunFinished) else store.load(args.run_id)
+            synthesized = not events
+    # What was read lives until the process ends: keep the collector from walking it again and
+    # again while the export allocates (half of a 10,000-step export's time).
+    gc.freeze()
     if args.format == "html":
         from inspector.reports.html_report import render_html
 
@@ -44,6 +55,8 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     else:
         from inspector.reports.jsonl import jsonl_lines
 
+        if synthesized:  # stored without its event log (an import): rebuilt, and it says so
+            events = events_from_record(record)
         chunks = (line + "\n" for line in jsonl_lines(record, events, synthesized=synthesized))
     if args.out is None:
         out.writelines(chunks)

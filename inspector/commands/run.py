@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from typing import TYPE_CHECKING, TextIO
 
 from inspector.commands import add_db_argument, add_set_argument
+from inspector.core.asyncrun import run_small
 from inspector.core.events import Event, EventSink, RunFinished, fan_out
 from inspector.core.loop import Turn
 from inspector.core.provider import close_provider
@@ -43,7 +43,7 @@ async def _run_and_close(turn: Turn) -> RunRecord:
 def drive(turn: Turn, finished: list[RunRecord]) -> RunRecord:
     """Runs the turn to its end; Ctrl+C ends it as a cancelled record (already published)."""
     try:
-        return asyncio.run(_run_and_close(turn))
+        return run_small(_run_and_close(turn))
     except KeyboardInterrupt:
         # The turn handled the cancellation and published its record before asyncio re-raised.
         if not finished:

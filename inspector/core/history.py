@@ -181,6 +181,8 @@ class Conversation:
         self.tool_names = tool_names  # the synthetic feedback tool never takes one of these names
         self.prefix = list(opening)
         self.blocks: list[Block] = []
+        # Only ever extended in place or replaced by a new list, never shortened or edited:
+        # requests hold views of its prefix (``build_request``).
         self.messages = list(opening)
 
     def add_work(self, messages: tuple[Message, ...]) -> None:

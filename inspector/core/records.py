@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -68,7 +69,7 @@ class StepRequest(_Record):
     """Exactly what one model call was sent (normalised; the raw bodies are in ``Step.raw``)."""
 
     system: str
-    messages: list[Message]
+    messages: Sequence[Message]
     tools: list[ToolSpec] = Field(default_factory=list)
     tool_choice: ToolChoice | None = None
     response_format: dict[str, Any] | None = None

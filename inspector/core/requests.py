@@ -8,6 +8,7 @@ from inspector.core.messages import Message
 from inspector.core.output import OutputPlan, forced_tool_choice, tool_choice
 from inspector.core.policy import Policy
 from inspector.core.records import Forced, StepRequest, ToolSpec
+from inspector.core.shared_list import SharedPrefix
 
 
 def build_request(
@@ -38,11 +39,13 @@ def build_request(
         forced = Forced(tool_choice=choice, instruction_appended=True)
     elif plan.final_tool is not None and isinstance(choice, dict):
         forced = Forced(tool_choice=choice, instruction_appended=False)
-    # model_construct: every part is already a validated record, and the messages are shared by
-    # reference (they are frozen), so a request costs a list copy, not a re-validation.
+    # model_construct: every part is already a validated record. The messages are a view of the
+    # conversation's list, which only grows (``Conversation.messages``): a request costs O(1),
+    # not a copy of the history (steps x history pointers over a turn).
+    messages = SharedPrefix(history, len(history)) if isinstance(history, list) else list(history)
     request = StepRequest.model_construct(
         system=system,
-        messages=list(history),
+        messages=messages,
         tools=offered,
         tool_choice=choice,
         response_format=plan.response_format,

@@ -7,6 +7,7 @@ Nothing here does I/O; ``openai.py`` sends what ``build_body`` returns and recor
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -116,7 +117,7 @@ def message_to_wire(message: Message, profile: ServerProfile) -> dict[str, Any]:
 
 
 def messages_to_wire(
-    system: str, messages: list[Message], profile: ServerProfile
+    system: str, messages: Sequence[Message], profile: ServerProfile
 ) -> list[dict[str, Any]]:
     wire = [{"role": "system", "content": system}] if system else []
     wire.extend(message_to_wire(m, profile) for m in messages)

@@ -78,7 +78,7 @@ class ScriptedProvider:
         self._calls = 0
         # id(obj) -> (obj, size); holding obj keeps the id from being reused while cached.
         self._sizes: dict[int, tuple[object, int]] = {}
-        self._prev_messages: list[Message] = []
+        self._prev_messages: Sequence[Message] = []
         self._prev_total = 0
 
     @property
@@ -193,7 +193,7 @@ class ScriptedProvider:
             total += self._cached(request.response_format, _json_chars)
         return total
 
-    def _messages_chars(self, messages: list[Message]) -> int:
+    def _messages_chars(self, messages: Sequence[Message]) -> int:
         # The loop's requests usually extend the previous one (the same message objects plus
         # the new ones): then only the new tail is measured, so the cost stays flat per step.
         prev, prev_total = self._prev_messages, self._prev_total

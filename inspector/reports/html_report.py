@@ -19,9 +19,11 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from inspector import __version__
 from inspector.core.records import RunRecord, Step
+from inspector.core.shared_list import common_prefix
 from inspector.reports import EXPORT_VERSION
+from inspector.reports.jsonl_requests import RequestDeltas
 from inspector.reports.labels import forced_label, step_kind, why_ended
-from inspector.reports.redact import redact, scrub_keys
+from inspector.reports.redact import redacted, scrub_keys
 
 TEMPLATE = "run_report.html.j2"
 
@@ -42,17 +44,21 @@ def report_context(record: RunRecord) -> dict[str, Any]:
     Each step's request carries only the messages that are new since the previous request (see
     ``repeated_messages``); dumping every full request would make the page — and its build
     time — grow with the square of the turn's length."""
-    run: dict[str, Any] = redact(record.model_dump(mode="json", exclude={"steps"}))
+    run: dict[str, Any] = redacted(record.model_dump(mode="json", exclude={"steps"}))
     run["steps"] = []
     previous: Step | None = None
+    raw_deltas = RequestDeltas()  # raw bodies repeat the history too: written as in JSONL
     for step in record.steps:
         repeated = repeated_messages(previous, step)
-        data = redact(step.model_dump(mode="json", exclude={"request": {"messages"}}))
+        data = redacted(
+            step.model_dump(mode="json", exclude={"request": {"messages"}, "raw": True})
+        )
+        data["raw"] = redacted(raw_deltas.raw(step.index, step.raw))
         data["kind"] = step_kind(step)
         data["forced_label"] = forced_label(step.forced)
         data["repeated"] = repeated
         data["message_count"] = len(step.request.messages)
-        data["new_messages"] = redact(
+        data["new_messages"] = redacted(
             [m.model_dump(mode="json") for m in step.request.messages[repeated:]]
         )
         run["steps"].append(data)
@@ -61,7 +67,7 @@ def report_context(record: RunRecord) -> dict[str, Any]:
     return {
         "run": run,
         "attempts": attempt_groups(run["steps"]),
-        "final_request": redact(final),
+        "final_request": redacted(final),
         "streamed": streamed_answers(run["steps"]),
         "termination_text": termination_text(record),
         "app_version": __version__,
@@ -76,7 +82,8 @@ def repeated_messages(previous: Step | None, step: Step) -> int:
     if previous is None:
         return 0
     before, now = previous.request.messages, step.request.messages
-    return len(before) if 0 < len(before) <= len(now) and now[: len(before)] == before else 0
+    n = len(before)
+    return n if 0 < n <= len(now) and common_prefix(before, now) == n else 0
 
 
 def attempt_groups(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:

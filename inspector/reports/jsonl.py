@@ -2,23 +2,35 @@
 
 Line 1 is a header: ``{"version", "kind": "header", "run_id", "record_version", "scenario",
 "status", "events", "synthesized", "exported_by"}``. Every following line is one event:
-``{"version", "t_ms", **event}`` — the event's own dump (its ``kind`` included), so a reader
-parses it back with ``EVENT_ADAPTER``. ``t_ms`` is milliseconds from the run's start.
-``synthesized: true`` says the events were rebuilt from the record (no event log was stored).
-Credentials are redacted (``inspector.reports.redact``).
+``{"version", "t_ms", **event}`` — the event's own dump (its ``kind`` included), except that a
+request repeating messages written before says so instead (``jsonl_requests``; version 2), so
+the file grows with the turn's distinct content. ``read_jsonl`` parses it back to the events.
+``t_ms`` is milliseconds from the run's start. ``synthesized: true`` says the events were
+rebuilt from the record (no event log was stored). Credentials are redacted
+(``inspector.reports.redact``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from inspector import __version__
-from inspector.core.events import Event
-from inspector.core.records import RunRecord
-from inspector.reports import EXPORT_VERSION
-from inspector.reports.redact import redact, scrub_keys
+from inspector.core.events import (
+    EVENT_ADAPTER,
+    Event,
+    RunFinished,
+    StepFinished,
+    StepStarted,
+)
+from inspector.core.records import RunRecord, Step
+from inspector.reports.jsonl_requests import RequestDeltas, RequestExpander
+from inspector.reports.redact import redacted_json
+
+# 2: requests as differences from earlier ones (``jsonl_requests``); 1 wrote them whole.
+JSONL_VERSION = 2
 
 
 class Timed(Protocol):
@@ -33,7 +45,7 @@ class Timed(Protocol):
 
 def header(record: RunRecord, events: Sequence[Timed], *, synthesized: bool) -> dict[str, Any]:
     return {
-        "version": EXPORT_VERSION,
+        "version": JSONL_VERSION,
         "kind": "header",
         "run_id": record.run_id,
         "record_version": record.version,
@@ -45,9 +57,28 @@ def header(record: RunRecord, events: Sequence[Timed], *, synthesized: bool) -> 
     }
 
 
-def event_line(timed: Timed) -> dict[str, Any]:
-    dump = timed.event.model_dump(mode="json")
-    return {"version": EXPORT_VERSION, "t_ms": timed.t_ms, **dump}
+def event_line(timed: Timed, deltas: RequestDeltas) -> dict[str, Any]:
+    event = timed.event
+    if isinstance(event, StepStarted):
+        dump = event.model_dump(mode="json", exclude={"request"})
+        dump["request"] = deltas.request(event.index, event.request)
+    elif isinstance(event, StepFinished):
+        dump = event.model_dump(mode="json", exclude={"step": {"request", "raw"}})
+        _put_requests(dump["step"], event.step, deltas)
+    elif isinstance(event, RunFinished):
+        dump = event.model_dump(
+            mode="json", exclude={"record": {"steps": {"__all__": {"request", "raw"}}}}
+        )
+        for step_dump, step in zip(dump["record"]["steps"], event.record.steps, strict=True):
+            _put_requests(step_dump, step, deltas)
+    else:
+        dump = event.model_dump(mode="json")
+    return {"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump}
+
+
+def _put_requests(dump: dict[str, Any], step: Step, deltas: RequestDeltas) -> None:
+    dump["request"] = deltas.request(step.index, step.request)
+    dump["raw"] = deltas.raw(step.index, step.raw)
 
 
 def jsonl_lines(
@@ -55,9 +86,72 @@ def jsonl_lines(
 ) -> Iterator[str]:
     """The export, line by line (each without its newline), produced as it is written."""
     yield _dumps(header(record, events, synthesized=synthesized))
+    deltas = RequestDeltas()
     for timed in events:
-        yield _dumps(event_line(timed))
+        yield _dumps(event_line(timed, deltas))
 
 
 def _dumps(obj: dict[str, Any]) -> str:
-    return scrub_keys(json.dumps(redact(obj), ensure_ascii=False, separators=(",", ":")))
+    return redacted_json(obj)
+
+
+@dataclass(frozen=True)
+class ReadEvent:
+    t_ms: float
+    event: Event
+
+
+def read_jsonl(lines: Iterable[str]) -> tuple[dict[str, Any], list[ReadEvent]]:
+    """An export's header and events (version 1 or 2), every request rebuilt whole.
+
+    Raises ``ValueError`` naming the line for a line that is not an export's."""
+    header: dict[str, Any] | None = None
+    expander = RequestExpander()
+    out: list[ReadEvent] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if header is None:
+                if data.get("kind") != "header":
+                    raise ValueError("the first line is not an agent-inspector export header")
+                header = data
+                continue
+            out.append(_read_event(data, expander))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"line {number}: {str(exc).splitlines()[0]}") from None
+    if header is None:
+        raise ValueError("empty file: no agent-inspector export header")
+    return header, out
+
+
+def _read_event(data: dict[str, Any], expander: RequestExpander) -> ReadEvent:
+    data.pop("version", None)
+    t_ms = float(data.pop("t_ms"))
+    kind = data.get("kind")
+    if kind == "step_started":
+        data["request"], messages = expander.request(data["index"], data["request"])
+        event = EVENT_ADAPTER.validate_python(data)
+        assert isinstance(event, StepStarted)
+        event.request.messages = messages  # validated as read; a view, not a copy
+        return ReadEvent(t_ms, event)
+    dumps = [data["step"]] if kind == "step_finished" else []
+    if kind == "run_finished":
+        dumps = data["record"]["steps"]
+    shared = []
+    for step in dumps:
+        step["request"], messages = expander.request(step["index"], step["request"])
+        step["raw"] = expander.raw(step["index"], step.get("raw"))
+        shared.append(messages)
+    event = EVENT_ADAPTER.validate_python(data)
+    steps = (
+        [event.step]
+        if isinstance(event, StepFinished)
+        else event.record.steps
+        if isinstance(event, RunFinished)
+        else []
+    )
+    for step_model, messages in zip(steps, shared, strict=True):
+        step_model.request.messages = messages
+    return ReadEvent(t_ms, event)

@@ -7,6 +7,7 @@ scenario's ``[model] headers``, a provider that echoed one back.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -43,6 +44,54 @@ _HEADER_LINE = re.compile(
     r"(\s*[:=]\s*)(?!\[redacted\])[^\s,;\"'}]+(?:\s+[^\s,;\"'}]+)?",
     re.IGNORECASE,
 )
+
+
+# What ``redact`` or ``scrub_keys`` could change shows in a value's JSON text (lower-cased) as
+# a credential name followed by ``:``/``=`` (a key, or a ``Name: value`` header in a string),
+# ``sk-`` after a non-word character, or ``bearer ``. JSON escapes none of these characters; a
+# character before or between them that it does escape (``\n``, ``\"``, ``\u0001``) is
+# allowed for explicitly. Over-matching only costs the slow path.
+_ESCAPE = r'(?:\\[nrtbf"\\/]|\\u[0-9a-f]{4})'
+_AFTER_NAME = re.compile(rf'(?:\s|"|{_ESCAPE})*[:=]')
+_ESCAPE_BEFORE = re.compile(rf"{_ESCAPE}$")
+
+
+def _may_hold_secrets(text: str) -> bool:
+    low = text.lower()
+    if "bearer " in low:
+        return True
+    for name in SECRET_NAMES:
+        at = low.find(name)
+        while at != -1:
+            if _AFTER_NAME.match(low, at + len(name)):
+                return True
+            at = low.find(name, at + 1)
+    at = low.find("sk-")
+    while at != -1:
+        before = low[max(at - 6, 0) : at]
+        if not before or not (before[-1].isalnum() or before[-1] == "_"):
+            return True
+        if _ESCAPE_BEFORE.search(before):
+            return True
+        at = low.find("sk-", at + 1)
+    return False
+
+
+def redacted_json(value: Any) -> str:
+    """Compact JSON of ``value`` as ``scrub_keys(dumps(redact(value)))`` would write it, without
+    walking the value when its text holds nothing to redact (the usual case: a long run's
+    export walked every message of every line in Python)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if not _may_hold_secrets(text):
+        return text
+    return scrub_keys(json.dumps(redact(value), ensure_ascii=False, separators=(",", ":")))
+
+
+def redacted(value: Any) -> Any:
+    """``redact(value)``, or ``value`` itself when its JSON text shows nothing to redact (a C
+    pass instead of a Python walk of every string)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return redact(value) if _may_hold_secrets(text) else value
 
 
 def scrub_keys(text: str) -> str:

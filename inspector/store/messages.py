@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from inspector.core.messages import Message
@@ -23,21 +22,6 @@ def dumps(value: Any) -> str:
 
 def content_hash(body: str) -> str:
     return hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest()
-
-
-def common_prefix(previous: Sequence[Any], current: Sequence[Any]) -> int:
-    """How many leading items ``current`` shares with ``previous``.
-
-    The usual case (the engine appends to one history, sharing message objects) is a C-level
-    list comparison that short-cuts on identity; otherwise the first difference is searched."""
-    n = len(previous)
-    if len(current) >= n and list(current[:n]) == list(previous):
-        return n
-    limit = min(n, len(current))
-    k = 0
-    while k < limit and (current[k] is previous[k] or current[k] == previous[k]):
-        k += 1
-    return k
 
 
 class MessageInterner:

@@ -81,6 +81,10 @@ class Store:
         """The run's events in order, each with its offset since ``RunStarted``."""
         return reader.events(self._conn, self.path, run_id)
 
+    def has_events(self, run_id: str) -> bool:
+        """Whether the run was recorded with its event log (an import has none)."""
+        return reader.has_events(self._conn, self.path, run_id)
+
     def close(self) -> None:
         self._conn.close()
 

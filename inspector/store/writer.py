@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +18,9 @@ from typing import Any
 from inspector.core.events import RunStarted
 from inspector.core.messages import Message
 from inspector.core.records import Forced, RunRecord, Step, StepRequest, Verdict
+from inspector.core.shared_list import common_prefix
 from inspector.store.database import StoreError
-from inspector.store.messages import MessageInterner, common_prefix, content_hash, dumps
+from inspector.store.messages import MessageInterner, content_hash, dumps
 from inspector.store.redact import redact
 
 RUNNING = "running"  # a run row's status while its writer streams it
@@ -38,8 +39,7 @@ class _Chain:
     """What the previous step of a run sent, to store the next one as a delta."""
 
     index: int = 0
-    messages: list[Message] = field(default_factory=list)
-    hashes: list[str] = field(default_factory=list)
+    messages: Sequence[Message] = field(default_factory=list)
     raw_index: int = 0
     raw_messages: list[Any] = field(default_factory=list)
 
@@ -258,7 +258,6 @@ class RowWriter:
         keep = common_prefix(chain.messages, messages) if chain.index == index - 1 else 0
         added = [self.content.message(m) for m in messages[keep:]]
         chain.index, chain.messages = index, messages
-        chain.hashes = chain.hashes[:keep] + added
         frame = self._frame(request.model_dump(mode="json", exclude={"messages"}))
         return frame, keep, added
 

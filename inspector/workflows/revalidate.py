@@ -11,11 +11,11 @@ blocking: the window calls them on a worker thread, with a ``Store`` of that thr
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from inspector.core.asyncrun import run_small
 from inspector.core.errors import InspectorError, ScenarioError
 from inspector.core.loading import forget, split_ref
 from inspector.core.recording import scenario_of
@@ -120,7 +120,7 @@ def revalidate_runs(
     with Store.open(db) as store:
         summaries = {s.run_id: s for s in store.runs(scenario=current.name)} if every_run else {}
         ids = list(summaries) if every_run else run_ids
-        rows = asyncio.run(_judge(store, ids, summaries, validators, out, cancelled))
+        rows = run_small(_judge(store, ids, summaries, validators, out, cancelled))
     if every_run or len(ids) > 1:
         out.matrix = matrix(current.name, rows)
     return out
@@ -157,7 +157,7 @@ def recheck(record: RunRecord, file: Path | None) -> Revalidation:
     """One run re-judged by its scenario's validators, or those ``file`` gives."""
     scenario = scenario_of(record)
     chosen = read_validator_file(file, scenario) if file else ValidatorSet.of(scenario)
-    return asyncio.run(revalidate(record, scenario, chosen.compile(scenario)))
+    return run_small(revalidate(record, scenario, chosen.compile(scenario)))
 
 
 def revalidate_scenario(db: Path | str | None, scenario: str, file: Path | None) -> Matrix:

@@ -9,6 +9,7 @@ import pytest
 
 from inspector.store import Store, StoreError
 from inspector.store.schema import SCHEMA_VERSION, current_version, migrate
+from tests.store.synthetic import every_shape, long_turn
 
 
 def v1_store(path: Path) -> None:
@@ -74,7 +75,7 @@ def test_a_version_1_store_opens_migrated(tmp_path: Path) -> None:
         assert [s.status for s in dead.steps] == ["interrupted"]
         assert [s.status for s in store.runs()] == ["interrupted", "succeeded"]
     conn = sqlite3.connect(path)
-    assert current_version(conn) == SCHEMA_VERSION == 3
+    assert current_version(conn) == SCHEMA_VERSION == 4
     columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
     assert {"writer_host", "writer_pid"} <= columns
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -106,7 +107,7 @@ def test_a_newer_store_is_refused(tmp_path: Path) -> None:
     with conn:
         conn.execute("UPDATE schema_version SET version = 99")
     conn.close()
-    with pytest.raises(StoreError, match=r"schema version 99 is newer than .* understands \(3\)"):
+    with pytest.raises(StoreError, match=r"schema version 99 is newer than .* understands \(4\)"):
         Store.open(path)
 
 
@@ -122,3 +123,44 @@ def test_a_folder_in_the_way(tmp_path: Path) -> None:
     (tmp_path / "runs.sqlite3").mkdir()
     with pytest.raises(StoreError, match=r"runs\.sqlite3: cannot open the store"):
         Store.open(tmp_path / "runs.sqlite3")
+
+
+def test_a_version_3_store_keeps_every_row_as_rowid_tables(tmp_path: Path) -> None:
+    # Issue 18 item 7: version 4 rebuilds steps, verdicts, messages and frames as rowid tables.
+    path = tmp_path / "runs.sqlite3"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = ON")
+    with conn:
+        assert migrate(conn, target=3) == 3
+    written = [every_shape(), long_turn(12)]
+    for record in written:
+        Store(conn, path).save(record)
+    counts = {t: _count(conn, t) for t in ("steps", "verdicts", "messages", "frames", "events")}
+    assert counts["verdicts"] > 0
+    conn.close()
+    with Store.open(path) as store:
+        for record in written:
+            assert store.load(record.run_id) == record
+    conn = sqlite3.connect(path)
+    assert current_version(conn) == 4
+    assert {t: _count(conn, t) for t in counts} == counts
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    for table in ("steps", "verdicts", "messages", "frames"):
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+        assert "WITHOUT ROWID" not in sql and "_v4" not in sql, sql
+    indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert {"steps_pending", "verdicts_by_validator"} <= indexes
+    conn.close()
+    with Store.open(path) as store:  # later writes work, deletes still cascade
+        store.save(long_turn(3, run_id="after0000001"))
+        assert store.load("after0000001") == long_turn(3, run_id="after0000001")
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("DELETE FROM runs WHERE run_id = ?", (written[0].run_id,))
+    left = conn.execute("SELECT count(*) FROM verdicts WHERE run_id = ?", (written[0].run_id,))
+    assert left.fetchone() == (0,)
+    conn.close()
+
+
+def _count(conn: sqlite3.Connection, table: str) -> int:
+    return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])

@@ -10,6 +10,7 @@ import pytest
 
 from inspector.core.events import EVENT_ADAPTER, Event
 from inspector.core.records import RunRecord
+from inspector.core.shared_list import SharedPrefix
 from inspector.store import RunNotFound, Store
 from tests.store.conftest import OFFLINE_DEMOS, record_demo
 from tests.store.synthetic import every_shape, long_turn
@@ -75,6 +76,15 @@ def test_loaded_messages_are_shared_between_steps(store: Store) -> None:
     loaded = store.load("long0000turn")
     first, last = loaded.steps[0].request.messages, loaded.steps[-1].request.messages
     assert last[0] is first[0]
+
+
+def test_a_growing_history_is_one_list_not_one_per_step(store: Store) -> None:
+    # Issue 18 item 2: a pointer per message sent per step made a 10,000-step run take 1.7 GB.
+    store.save(long_turn(50, raw=False))
+    requests = [s.request.messages for s in store.load("long0000turn").steps]
+    assert all(isinstance(m, SharedPrefix) for m in requests)
+    assert len({id(m._items) for m in requests}) == 1
+    assert [len(m) for m in requests] == sorted(len(m) for m in requests)
 
 
 def test_runs_lists_newest_first_with_filters(store: Store) -> None:

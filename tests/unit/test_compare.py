@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from inspector.core.records import RunRecord
+from inspector.core.messages import Message
+from inspector.core.records import RunRecord, Step
 from inspector.reports.compare import (
     FieldDiff,
     canonical_request,
@@ -15,8 +16,10 @@ from inspector.reports.compare import (
     field_diffs,
     first_divergence,
     flatten,
+    request_keys,
 )
 from inspector.reports.compare_text import render_comparison
+from tests.store.synthetic import long_turn
 from tests.unit.demo_runs import demo_record
 
 
@@ -187,3 +190,46 @@ async def test_identical_runs_say_so() -> None:
     assert "no divergence" in text
     assert "policy: same" in text and "scenario: same" in text
     assert not any(line.startswith(("▶", "≠")) for line in text.splitlines()[:-3])
+
+
+async def test_request_keys_are_equal_exactly_when_canonical_requests_are() -> None:
+    # Issue 18 item 9: steps are compared by keys built in one pass over each run.
+    records = [
+        await demo_record("retry-feedback"),
+        await demo_record("retry-feedback", "policy.feedback_history=latest"),
+        await demo_record("retry-feedback", "policy.keep_failed_attempts=false"),
+        await demo_record("step-cap"),
+        long_turn(6),
+        long_turn(6).model_copy(update={"steps": _renamed_ids(long_turn(6).steps)}),
+    ]
+    steps = [(r, s) for r in records for s in r.steps]
+    keys = {(r.run_id, id(r)): request_keys(r) for r in records}
+    for ra, a in steps:
+        for rb, b in steps:
+            same_key = keys[ra.run_id, id(ra)][a.index] == keys[rb.run_id, id(rb)][b.index]
+            same = canonical_request(a.request) == canonical_request(b.request)
+            assert same_key == same, (ra.scenario, a.index, rb.scenario, b.index)
+
+
+def _renamed_ids(steps: list[Step]) -> list[Step]:
+    """The same turn as a live provider would record it again: other tool-call ids."""
+
+    def rename(message: Message) -> Message:
+        calls = tuple(c.model_copy(update={"id": "x" + c.id}) for c in message.tool_calls or ())
+        return message.model_copy(
+            update={
+                "tool_calls": calls or message.tool_calls,
+                "tool_call_id": "x" + message.tool_call_id if message.tool_call_id else None,
+            }
+        )
+
+    return [
+        s.model_copy(
+            update={
+                "request": s.request.model_copy(
+                    update={"messages": [rename(m) for m in s.request.messages]}
+                )
+            }
+        )
+        for s in steps
+    ]

@@ -1,0 +1,178 @@
+"""A JSONL export's requests written as their difference from a request written before them.
+
+Every step re-sends the whole history, and a run's events carry each step's request up to three
+times (``step_started``, ``step_finished``, the record in ``run_finished``), normalised and raw:
+written whole, a 1,000-step tool-call turn exported to 389 MB. The rule (docs/compare-export.md):
+
+- the first request of the file is written whole;
+- any later one writes ``"messages_from": {"step": K, "keep": n, "added": [...]}`` in place of
+  its ``messages``: the first ``n`` messages of step ``K``'s request as written earlier in the
+  file, then ``added``. ``K`` is the same step when its request was written before (a
+  ``step_finished`` repeating its ``step_started``), else the step whose request was written
+  last (the one this step continues);
+- a raw request body (``step.raw.request``) does the same with its wire message list, at
+  ``messages`` or ``body.messages``, against step ``K``'s raw body.
+
+Each line stays one JSON object; a reader keeps, per step, the last messages it read
+(``RequestExpander``) and so rebuilds every request reading the file line by line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from inspector.core.messages import Message
+from inspector.core.records import RawExchange, StepRequest
+from inspector.core.shared_list import SharedPrefix, common_prefix
+
+FROM = "messages_from"
+
+
+def _raw_container(request: Any) -> dict[str, Any] | None:
+    """The dict holding a raw body's ``messages`` list (the body, or its ``body``), if any."""
+    if isinstance(request, dict):
+        if isinstance(request.get("messages"), list):
+            return request
+        body = request.get("body")
+        if isinstance(body, dict) and isinstance(body.get("messages"), list):
+            return body
+    return None
+
+
+def _with_messages(request: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
+    """A shallow copy of a raw ``request`` whose messages list is replaced by ``value``."""
+    if isinstance(request.get("messages"), list):
+        return {k: v for k, v in request.items() if k != "messages"} | {FROM: value}
+    body = {k: v for k, v in request["body"].items() if k != "messages"} | {FROM: value}
+    return {**request, "body": body}
+
+
+class _Chain:
+    """The messages written last for each step, and which step was written last."""
+
+    def __init__(self) -> None:
+        self.by_step: dict[int, Sequence[Any]] = {}
+        self.last: int | None = None
+
+    def base(self, index: int) -> int | None:
+        return index if index in self.by_step else self.last
+
+    def wrote(self, index: int, messages: Sequence[Any]) -> None:
+        self.by_step[index] = messages
+        self.last = index
+
+
+class RequestDeltas:
+    """Writes requests as deltas, in file order (one instance per exported file)."""
+
+    def __init__(self) -> None:
+        self._messages = _Chain()
+        self._raw = _Chain()
+        self._dumped: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+    def request(self, index: int, request: StepRequest) -> dict[str, Any]:
+        # The same request object comes back in step_finished and the record: dumped once.
+        out = dict(
+            self._cached(request, lambda: request.model_dump(mode="json", exclude={"messages"}))
+        )
+        messages = request.messages
+        base = self._messages.base(index)
+        if base is None:
+            out["messages"] = [self._dump(m) for m in messages]
+        else:
+            keep = common_prefix(self._messages.by_step[base], messages)
+            added = [self._dump(m) for m in messages[keep:]]
+            out[FROM] = {"step": base, "keep": keep, "added": added}
+        self._messages.wrote(index, messages)
+        return out
+
+    def raw(self, index: int, raw: RawExchange | None) -> dict[str, Any] | None:
+        if raw is None:
+            return None
+        request = raw.request
+        container = _raw_container(request)
+        if container is not None:
+            messages: list[Any] = container["messages"]
+            base = self._raw.base(index)
+            if base is not None:
+                keep = common_prefix(self._raw.by_step[base], messages)
+                delta = {"step": base, "keep": keep, "added": messages[keep:]}
+                request = _with_messages(request, delta)
+            self._raw.wrote(index, messages)
+        return {"request": request, "response": raw.response}
+
+    def _dump(self, message: Message) -> dict[str, Any]:
+        return self._cached(message, lambda: message.model_dump(mode="json"))
+
+    def _cached(self, obj: Any, dump: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """``dump()`` of ``obj``, once per object (the entry holds ``obj``: its id stays its)."""
+        hit = self._dumped.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        value = dump()
+        self._dumped[id(obj)] = (obj, value)
+        return value
+
+
+class RequestExpander:
+    """Reads requests written by ``RequestDeltas`` back, in file order. Each step's messages are
+    views of one growing list where they extend each other, as the store loads them."""
+
+    def __init__(self) -> None:
+        self._messages = _Views()
+        self._raw = _Views()
+
+    def request(self, index: int, data: dict[str, Any]) -> tuple[dict[str, Any], Sequence[Message]]:
+        """``data`` without its messages (to validate) and the messages to put back."""
+        data = dict(data)
+        if FROM in data:
+            delta = data.pop(FROM)
+            added = [Message.model_validate(m) for m in delta["added"]]
+            messages = self._messages.extend(index, delta, added)
+        else:
+            messages = self._messages.start(
+                index, [Message.model_validate(m) for m in data.pop("messages")]
+            )
+        data["messages"] = []
+        return data, messages
+
+    def raw(self, index: int, raw: dict[str, Any] | None) -> dict[str, Any] | None:
+        if raw is None or not isinstance(raw.get("request"), dict):
+            return raw
+        request: dict[str, Any] = raw["request"]
+        body = request.get("body")
+        holder = body if isinstance(body, dict) and FROM in body else request
+        if FROM in holder:
+            delta = holder[FROM]
+            messages = list(self._raw.extend(index, delta, list(delta["added"])))
+            filled = {k: v for k, v in holder.items() if k != FROM} | {"messages": messages}
+            request = filled if holder is request else {**request, "body": filled}
+        else:
+            container = _raw_container(request)
+            if container is not None:
+                self._raw.start(index, list(container["messages"]))
+        return {**raw, "request": request}
+
+
+class _Views:
+    def __init__(self) -> None:
+        self.by_step: dict[int, SharedPrefix[Any]] = {}
+
+    def start(self, index: int, items: list[Any]) -> SharedPrefix[Any]:
+        view = self.by_step[index] = SharedPrefix(items, len(items))
+        return view
+
+    def extend(self, index: int, delta: dict[str, Any], added: list[Any]) -> SharedPrefix[Any]:
+        base = self.by_step.get(int(delta["step"]))
+        if base is None:
+            raise ValueError(f"step {index} continues step {delta['step']}, not written before")
+        keep = int(delta["keep"])
+        items = base.items
+        if not (0 <= keep <= len(base)):
+            raise ValueError(f"step {index} keeps {keep} of step {delta['step']}'s messages")
+        if keep == len(base) == len(items):  # the usual case: extends the longest list so far
+            items.extend(added)
+        else:
+            items = [*base[:keep], *added]
+        return self.start(index, items)
