@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from inspector.commands import add_db_argument
+from inspector.commands import add_db_argument, open_store_for_reading
 
 if TYPE_CHECKING:
     from inspector.reports.jsonl import Timed
@@ -30,9 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.reports.synthetic_events import events_from_record
-    from inspector.store import Store
 
-    with Store.open(args.db) as store:
+    with open_store_for_reading(args.db) as store:
         record = store.load(args.run_id)
         events: Sequence[Timed] = store.events(record.run_id)
     synthesized = not events

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from inspector.commands import add_db_argument
+from inspector.commands import add_db_argument, open_store_for_reading
 
 if TYPE_CHECKING:
     from inspector.core.records import RunRecord
@@ -125,10 +125,9 @@ def format_matrix(table: Matrix) -> str:
 def _matrix(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.errors import InspectorError, ScenarioError
     from inspector.core.revalidate import error_row, matrix, matrix_row
-    from inspector.store import Store
 
     rows: list[MatrixRow] = []
-    with Store.open(args.db) as store:
+    with open_store_for_reading(args.db) as store:
         summaries = store.runs(scenario=args.scenario)
         if not summaries:
             raise InspectorError(f"no recorded run of scenario {args.scenario!r} in {store.path}")
@@ -154,13 +153,12 @@ def _matrix(args: argparse.Namespace, out: TextIO) -> int:
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.errors import ScenarioError
-    from inspector.store import Store
 
     if (args.run_id is None) == (args.scenario is None):
         raise ScenarioError("revalidate: give a RUN_ID or --scenario NAME (one of them)")
     if args.scenario is not None:
         return _matrix(args, out)
-    with Store.open(args.db) as store:
+    with open_store_for_reading(args.db) as store:
         record = store.load(args.run_id)
     result = recheck(record, args.validators)
     if args.json:

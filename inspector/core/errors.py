@@ -18,7 +18,12 @@ class InspectorError(Exception):
     """Base of every error the project raises on purpose."""
 
 
-class ScenarioError(InspectorError):
+class BadInputError(InspectorError):
+    """Bad input from the user: the message is one line naming what is wrong (CLI exit code 2,
+    never a traceback)."""
+
+
+class ScenarioError(BadInputError):
     """Bad input: a scenario, an override or a referenced file. The message is one line that
     names the file, the field and the problem (CLI exit code 2)."""
 
