@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from inspector.core.errors import ScenarioError, last_line
 from inspector.core.loading import ModuleLoadError, line_in, load_function
 from inspector.core.messages import Message, content_text
+from inspector.core.policy import MAX_COUNT
 from inspector.core.records import SourceLocation, Verdict
 from inspector.core.schema import schema_errors, schema_problem
 from inspector.core.threads import in_daemon_thread
@@ -32,7 +33,13 @@ When = Literal["final", "every_step"]
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+    # Numbers as text, strict counts and flags: the one rule of docs/engine.md "Values".
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        serialize_by_alias=True,
+        coerce_numbers_to_str=True,
+    )
 
     name: str | None = None
     feedback: str | None = None
@@ -46,24 +53,24 @@ class NonEmpty(_Spec):
 
 class MaxLength(_Spec):
     kind: Literal["max_length"]
-    max: int = Field(ge=0)
+    max: int = Field(ge=0, le=MAX_COUNT, strict=True)
 
 
 class MinLength(_Spec):
     kind: Literal["min_length"]
-    min: int = Field(ge=0)
+    min: int = Field(ge=0, le=MAX_COUNT, strict=True)
 
 
 class RegexAbsent(_Spec):
     kind: Literal["regex_absent"]
     pattern: str
-    ignore_case: bool = False
+    ignore_case: bool = Field(False, strict=True)
 
 
 class RegexPresent(_Spec):
     kind: Literal["regex_present"]
     pattern: str
-    ignore_case: bool = False
+    ignore_case: bool = Field(False, strict=True)
 
 
 class JsonSchema(_Spec):
