@@ -26,6 +26,7 @@ from inspector.core.loading import ModuleLoadError, line_in, load_function
 from inspector.core.messages import Message, content_text
 from inspector.core.policy import MAX_COUNT
 from inspector.core.records import SourceLocation, Verdict
+from inspector.core.regex_limits import compile_pattern
 from inspector.core.schema import schema_errors, schema_problem
 from inspector.core.threads import in_daemon_thread
 
@@ -167,13 +168,8 @@ class Validator:
         self.broken: str | None = None  # why the python function could not be loaded
         self._broken_at: SourceLocation | None = None  # where, when known
         if isinstance(spec, RegexAbsent | RegexPresent):
-            try:
-                flags = regex.IGNORECASE if spec.ignore_case else 0
-                self._regex = regex.compile(spec.pattern, flags)
-            except regex.error as exc:
-                raise ScenarioError(
-                    f"{where}.pattern: bad regular expression {spec.pattern!r}: {exc}"
-                ) from None
+            flags = regex.IGNORECASE if spec.ignore_case else 0
+            self._regex = compile_pattern(spec.pattern, flags, where)
         if isinstance(spec, JsonSchema):
             problem = schema_problem(spec.json_schema)
             if problem:
