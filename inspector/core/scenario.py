@@ -41,6 +41,9 @@ class ModelConfig(_Section):
     stream: bool = Field(True, strict=True)
     timeout_s: float = Field(60.0, gt=0, le=MAX_WAIT_S, strict=True)
     headers: dict[str, str] = Field(default_factory=dict)
+    # Header names whose values may be recorded and exported; every other header value the
+    # scenario sets is treated as a credential (core/credentials.py).
+    safe_headers: list[str] = Field(default_factory=list)
     params: dict[str, str] = Field(default_factory=dict)
 
 
