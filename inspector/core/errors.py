@@ -8,6 +8,14 @@ def message_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[-1]
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line: a message may quote user input (a ``--set`` value, a pattern) that
+    holds line breaks, and a one-line error must stay one line. Undecodable command-line
+    bytes (lone surrogates) are shown escaped rather than breaking the terminal's encoder."""
+    text = text.strip().replace("\r", "\\r").replace("\n", "\\n")
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def last_line(exc: BaseException) -> str:
     """``ExcType: the last line of its message`` — how user-code failures are reported."""
     text = message_line(exc)

@@ -217,6 +217,10 @@ def describe_validation_error(source: str, exc: ValidationError) -> str:
 
 def parse_override(text: str) -> tuple[list[str], Any]:
     """``SECTION.KEY=VALUE``: VALUE is read as TOML, and taken as a plain string when it is not."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes from the command line that are not UTF-8
+        raise ScenarioError(f"--set {text!a}: not valid UTF-8 text") from None
     key, sep, raw = text.partition("=")
     path = [p.strip() for p in key.strip().split(".") if p.strip()]
     if not sep or not path:
