@@ -294,9 +294,9 @@ def read_scenario_toml(text: str, source: str) -> dict[str, Any]:
 MAX_SCENARIO_BYTES = 4 * 1024 * 1024
 
 
-def _read_scenario_file(p: Path, name: str) -> str:
-    """The file's text; a path that is no regular file (a FIFO would block, ``/dev/zero`` never
-    ends) or is too large is bad input, refused before it is opened."""
+def read_input_file(p: Path, name: str) -> str:
+    """A scenario-style input file's text; a path that is no regular file (a FIFO would block,
+    ``/dev/zero`` never ends) or is too large is bad input, refused before it is opened."""
     try:
         info = p.stat()
         if not stat.S_ISREG(info.st_mode):
@@ -327,6 +327,6 @@ def load_scenario(
     """``source`` names the scenario in errors (default: the path as given)."""
     p = Path(path)
     name = source or str(p)
-    text = _read_scenario_file(p, name)
+    text = read_input_file(p, name)
     data = read_scenario_toml(text, name)
     return scenario_from_dict(data, source=name, base_dir=p.resolve().parent, overrides=overrides)

@@ -121,3 +121,12 @@ def test_a_nul_byte_in_the_path_or_a_function_reference(tmp_path: Path) -> None:
 
     with pytest.raises(ScenarioError, match="cannot contain a NUL byte"):
         split_ref("v\0.py:check", "validators[0].function")
+
+
+def test_a_validators_file_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
+    from inspector.core.revalidate import read_validator_file
+
+    fifo = tmp_path / "validators.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ScenarioError, match="not a regular file"):
+        read_validator_file(fifo, load({}))
