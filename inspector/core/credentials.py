@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
@@ -106,7 +107,7 @@ def secret_headers(names: Iterable[str], safe: Iterable[str] = ()) -> frozenset[
 
 
 def header_is_secret(name: str, scenario_secret: frozenset[str] = frozenset()) -> bool:
-    return is_secret_name(name) or name.lower() in scenario_secret
+    return _secret_name(name) or name.lower() in scenario_secret
 
 
 def redact_headers(
@@ -215,6 +216,24 @@ def redact_scenario_source(source: Any) -> Any:
     return out
 
 
+# What a key means to the walk, decided once per distinct key (keys repeat in every message).
+_PLAIN, _FIELD_SECRET, _URL, _SOURCE, _HEADERS, _PARAMS = range(6)
+
+
+@lru_cache(maxsize=4096)
+def _role(key: str) -> int:
+    lowered = key.lower()
+    if lowered in _HEADER_MAPPINGS:
+        return _HEADERS
+    if lowered in _PARAM_MAPPINGS:
+        return _PARAMS
+    if lowered in _URL_FIELDS:
+        return _URL
+    if key == "scenario_source":
+        return _SOURCE
+    return _FIELD_SECRET if is_secret_field(key) else _PLAIN
+
+
 def _redact(
     value: Any,
     by_name: bool,
@@ -225,28 +244,33 @@ def _redact(
         changed = False
         out: dict[Any, Any] = {}
         for key, item in value.items():
-            named = isinstance(key, str)
-            new: Any
-            if (
-                named
-                and item not in (None, "", REDACTED)
-                and _key_is_secret(key, by_name, mapping, scenario_secret)
-            ):
-                new = REDACTED
-            elif named and isinstance(item, str) and key.lower() in _URL_FIELDS:
-                new = redact_url(item)
-            elif key == "scenario_source":
-                new = redact_scenario_source(item)
-            else:
-                lowered = key.lower() if named else ""
-                inner = (
-                    "headers"
-                    if lowered in _HEADER_MAPPINGS
-                    else "params"
-                    if lowered in _PARAM_MAPPINGS
-                    else None
+            new: Any = item
+            if not isinstance(key, str):
+                new = _redact(item, by_name, None)
+            elif mapping is not None:  # a header or parameter name
+                secret = (
+                    header_is_secret(key, scenario_secret)
+                    if mapping == "headers"
+                    else _secret_name(key)
                 )
-                new = _redact(item, by_name, inner, scenario_secret if inner else frozenset())
+                if secret and item not in (None, "", REDACTED):
+                    new = REDACTED
+                else:
+                    new = _redact(item, by_name, None)
+            else:
+                role = _role(key)
+                if role == _FIELD_SECRET and by_name and item not in (None, "", REDACTED):
+                    new = REDACTED
+                elif role == _URL and isinstance(item, str):
+                    new = redact_url(item)
+                elif role == _SOURCE:
+                    new = redact_scenario_source(item)
+                elif role == _HEADERS:
+                    new = _redact(item, by_name, "headers", scenario_secret)
+                elif role == _PARAMS:
+                    new = _redact(item, by_name, "params")
+                elif isinstance(item, dict | list | str):
+                    new = _redact(item, by_name, None)
             changed = changed or new is not item
             out[key] = new
         return out if changed else value
@@ -259,11 +283,6 @@ def _redact(
     return value
 
 
-def _key_is_secret(
-    key: str, by_name: bool, mapping: str | None, scenario_secret: frozenset[str]
-) -> bool:
-    if mapping == "headers":
-        return header_is_secret(key, scenario_secret)
-    if mapping == "params":
-        return is_secret_name(key)
-    return by_name and is_secret_field(key)
+@lru_cache(maxsize=4096)
+def _secret_name(name: str) -> bool:
+    return is_secret_name(name)
