@@ -23,7 +23,7 @@ from inspector.store.database import (
 from inspector.store.locations import resolve_db_path
 from inspector.store.models import RunSummary, StoredEvent
 from inspector.store.recorder import Recorder, save_record
-from inspector.store.recovery import recover
+from inspector.store.recovery import recover, writer_alive
 from inspector.store.writer import RowWriter
 
 
@@ -135,7 +135,20 @@ class Store:
     def load(self, run_id: str) -> RunRecord:
         """The full record of ``run_id`` (or a unique prefix of it)."""
         with self._reading(f"run {run_id}"):
-            return reader.load(self._conn, self.path, run_id)
+            try:
+                return reader.load(self._conn, self.path, run_id)
+            except reader.RunStillRecording:
+                if self.read_only is None:
+                    raise
+                # Opened read-only, recovery could not settle a dead writer's run: show it as
+                # recovery would record it, without writing anything.
+                full_id = reader.resolve(self._conn, self.path, run_id)
+                host, pid = self._conn.execute(
+                    "SELECT writer_host, writer_pid FROM runs WHERE run_id = ?", (full_id,)
+                ).fetchone()
+                if writer_alive(host, pid):
+                    raise
+                return reader.interrupted_record(self._conn, full_id)
 
     def events(self, run_id: str) -> list[StoredEvent]:
         """The run's events in order, each with its offset since ``RunStarted``."""

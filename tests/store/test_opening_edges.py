@@ -211,6 +211,10 @@ def test_a_full_disk_still_opens_read_only_for_reading(
         assert main(["export", finished, "--db", str(path)]) == 0
         captured = capsys.readouterr()
         assert finished in captured.out and "opened read-only" in captured.err
+        # The dead writer's run reads as recovery would record it, and stays unwritten.
+        with Store.open(path, read_only_fallback=True) as store:
+            assert store.load(dead).status == "interrupted"
+            assert {r.run_id: r.status for r in store.runs()}[dead] == "running"
         assert main(["run", "demo:empty-final", "--db", str(path)]) == 1
         err = capsys.readouterr().err
         assert "Traceback" not in err and err.count("agent-inspector: error:") == 1
