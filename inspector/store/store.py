@@ -73,8 +73,8 @@ class Store:
         except sqlite3.Error as exc:
             store.close()
             if damaged(exc):
-                raise StoreUnusable(f"{resolved}: the store is damaged ({exc})") from None
-            raise StoreError(f"{resolved}: cannot recover interrupted runs: {exc}") from None
+                raise StoreUnusable(f"{resolved}: damaged store ({short(exc)})") from None
+            raise StoreError(f"{resolved}: cannot recover interrupted runs: {short(exc)}") from None
         except BaseException:
             store.close()
             raise
