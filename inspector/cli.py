@@ -15,7 +15,7 @@ from typing import TextIO, cast
 
 from inspector import __version__
 from inspector.commands import COMMAND_MODULES, Command
-from inspector.core.errors import InspectorError, ScenarioError
+from inspector.core.errors import BadInputError, InspectorError, one_line
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_COMMAND = "gui"
@@ -70,9 +70,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except KeyboardInterrupt:
         print("agent-inspector: interrupted", file=sys.stderr)
         return EXIT_FAILED
-    except ScenarioError as exc:
-        print(f"agent-inspector: error: {exc}", file=sys.stderr)
+    except BadInputError as exc:
+        print(f"agent-inspector: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except InspectorError as exc:
-        print(f"agent-inspector: error: {exc}", file=sys.stderr)
+        print(f"agent-inspector: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_FAILED

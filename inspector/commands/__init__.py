@@ -8,7 +8,11 @@ no subcommand pays for another's imports.
 from __future__ import annotations
 
 import argparse
-from typing import Protocol, TextIO
+import sys
+from typing import TYPE_CHECKING, Protocol, TextIO
+
+if TYPE_CHECKING:
+    from inspector.store import Store
 
 # The order is the order of ``agent-inspector --help``.
 COMMAND_MODULES = (
@@ -40,6 +44,20 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="the recording store (default: AGENT_INSPECTOR_DB, else the user data dir)",
     )
+
+
+def open_store_for_reading(db: str | None) -> Store:
+    """The store for a command that only reads: when the store cannot be written (a full disk)
+    it still opens, read-only, and one line on stderr says so."""
+    from inspector.store import Store
+
+    store = Store.open(db, read_only_fallback=True)
+    if store.read_only is not None:
+        print(
+            f"agent-inspector: note: {store.path}: opened read-only: {store.read_only}",
+            file=sys.stderr,
+        )
+    return store
 
 
 def add_set_argument(parser: argparse.ArgumentParser) -> None:

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TextIO
 
-from inspector.commands import add_db_argument
+from inspector.commands import add_db_argument, open_store_for_reading
 
 NAME = "compare"
 HELP = "side-by-side table of runs of one turn"
@@ -32,10 +32,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.errors import ScenarioError
     from inspector.reports.compare import compare_runs
     from inspector.reports.compare_text import render_comparison
-    from inspector.store import Store
     from inspector.workflows.compare import different_scenarios
 
-    with Store.open(args.db) as store:
+    with open_store_for_reading(args.db) as store:
         records = [store.load(run_id) for run_id in [args.first, *args.others]]
     listed = different_scenarios(records)
     if listed is not None:

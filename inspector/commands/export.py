@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from inspector.commands import add_db_argument
+from inspector.commands import add_db_argument, open_store_for_reading
 
 if TYPE_CHECKING:
     from inspector.reports.jsonl import Timed
@@ -32,9 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.events import RunFinished
     from inspector.reports.synthetic_events import events_from_record
-    from inspector.store import Store
 
-    with Store.open(args.db) as store:
+    with open_store_for_reading(args.db) as store:
         if args.format == "html":  # the report is the record's: no events to read
             record = store.load(args.run_id)
             synthesized = not store.has_events(record.run_id)

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from inspector.commands import add_db_argument
+from inspector.commands import add_db_argument, open_store_for_reading
 
 if TYPE_CHECKING:
     from inspector.core.records import RunRecord
@@ -57,7 +57,8 @@ def _matrix(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.reports.revalidate_text import format_matrix
     from inspector.workflows.revalidate import revalidate_scenario
 
-    table = revalidate_scenario(args.db, args.scenario, args.validators)
+    with open_store_for_reading(args.db) as store:
+        table = revalidate_scenario(store, args.scenario, args.validators)
     if args.json:
         json.dump(table.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
         out.write("\n")
@@ -70,13 +71,12 @@ def _matrix(args: argparse.Namespace, out: TextIO) -> int:
 def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.errors import ScenarioError
     from inspector.reports.revalidate_text import format_result
-    from inspector.store import Store
 
     if (args.run_id is None) == (args.scenario is None):
         raise ScenarioError("revalidate: give a RUN_ID or --scenario NAME (one of them)")
     if args.scenario is not None:
         return _matrix(args, out)
-    with Store.open(args.db) as store:
+    with open_store_for_reading(args.db) as store:
         record = store.load(args.run_id)
     result = recheck(record, args.validators)
     if args.json:

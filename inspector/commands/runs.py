@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from inspector.commands import add_db_argument
+from inspector.commands import add_db_argument, open_store_for_reading
 
 if TYPE_CHECKING:
     from inspector.store import RunSummary
@@ -74,9 +74,8 @@ def format_table(summaries: Sequence[RunSummary]) -> str:
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
-    from inspector.store import Store
 
-    with Store.open(args.db) as store:
+    with open_store_for_reading(args.db) as store:
         summaries = store.runs(scenario=args.scenario, limit=args.limit)
     if args.json:
         json.dump([s.model_dump(mode="json") for s in summaries], out, indent=2, ensure_ascii=False)

@@ -8,6 +8,14 @@ def message_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[-1]
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line: a message may quote user input (a ``--set`` value, a pattern) that
+    holds line breaks, and a one-line error must stay one line. Undecodable command-line
+    bytes (lone surrogates) are shown escaped rather than breaking the terminal's encoder."""
+    text = text.strip().replace("\r", "\\r").replace("\n", "\\n")
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def last_line(exc: BaseException) -> str:
     """``ExcType: the last line of its message`` — how user-code failures are reported."""
     text = message_line(exc)
@@ -18,7 +26,12 @@ class InspectorError(Exception):
     """Base of every error the project raises on purpose."""
 
 
-class ScenarioError(InspectorError):
+class BadInputError(InspectorError):
+    """Bad input from the user: the message is one line naming what is wrong (CLI exit code 2,
+    never a traceback)."""
+
+
+class ScenarioError(BadInputError):
     """Bad input: a scenario, an override or a referenced file. The message is one line that
     names the file, the field and the problem (CLI exit code 2)."""
 

@@ -57,9 +57,11 @@ class RunStarted(_Event):
             scenario_dir=record.scenario_dir,
             scenario_origin=record.scenario_origin,
             overrides=record.overrides,
+            notes=record.notes,
         )
 
     overrides: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
 
 
 class StepStarted(_Event):

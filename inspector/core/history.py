@@ -58,6 +58,26 @@ def feedback_text(verdicts: Sequence[Verdict]) -> str:
     return "\n".join(lines) or DEFAULT_FEEDBACK
 
 
+SYSTEM_AS_USER_NOTE = (
+    'feedback_role "system" was sent as "user": this provider has no system messages inside a '
+    "conversation (only its top-level system prompt), so the record shows what was sent"
+)
+
+
+def effective_policy(policy: Policy, system_in_conversation: bool) -> Policy:
+    """The policy a turn runs under: system-role feedback becomes user feedback for a provider
+    that cannot send a system message mid-conversation (Anthropic), so the request recorded is
+    the request sent — not a system message that went out as user text."""
+    if policy.feedback_role == "system" and not system_in_conversation:
+        return policy.model_copy(update={"feedback_role": "user"})
+    return policy
+
+
+def policy_notes(asked: Policy, effective: Policy) -> list[str]:
+    """One sentence per change ``effective_policy`` made (the record's ``notes``)."""
+    return [SYSTEM_AS_USER_NOTE] if asked.feedback_role != effective.feedback_role else []
+
+
 def failed_attempt(
     attempt: int,
     candidate: Message | None,

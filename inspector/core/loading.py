@@ -18,6 +18,8 @@ _modules: dict[tuple[Path, int], ModuleType] = {}
 
 def split_ref(ref: str, what: str) -> tuple[str, str]:
     file, sep, name = ref.rpartition(":")
+    if "\0" in file:
+        raise ScenarioError(f"{what}: {ref!r}: a file name cannot contain a NUL byte")
     if not sep or not file or not name.isidentifier():
         raise ScenarioError(f'{what}: {ref!r} is not of the form "file.py:function"')
     return file, name
@@ -49,7 +51,7 @@ def load_module(path: Path, what: str) -> ModuleType:
     try:
         resolved = path.resolve(strict=True)
         key = (resolved, resolved.stat().st_mtime_ns)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL byte
         raise ScenarioError(f"{what}: file not found: {path}") from None
     if key in _modules:
         return _modules[key]

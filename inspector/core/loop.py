@@ -47,11 +47,11 @@ from inspector.core.handlers import (
     refusal_verdict,
     stopped_on_work,
 )
-from inspector.core.history import Conversation
+from inspector.core.history import Conversation, effective_policy, policy_notes
 from inspector.core.loading import load_function
 from inspector.core.messages import Message, ToolCall, assistant, tool_result
 from inspector.core.output import Candidate, output_as_text, read_candidate, scenario_plan
-from inspector.core.provider import Provider
+from inspector.core.provider import Provider, system_in_conversation
 from inspector.core.records import (
     Budgets,
     RunError,
@@ -98,7 +98,8 @@ class Turn:
         now: Callable[[], str] = _utc_now,
     ) -> None:
         self.scenario = scenario
-        self.policy = policy = scenario.policy
+        self.policy = policy = effective_policy(scenario.policy, system_in_conversation(provider))
+        self.notes = policy_notes(scenario.policy, policy)
         self.provider = provider
         self.emit = isolate(sink)  # a subscriber that raises is detached
         self.run_id = run_id or new_run_id()
@@ -165,6 +166,7 @@ class Turn:
             "scenario_dir": str(self.scenario.base_dir.resolve()),
             "scenario_origin": self.scenario.source,
             "overrides": self.overrides,
+            "notes": self.notes,
         }
         t0 = self.clock()
         self.emit(RunStarted(**header))

@@ -32,7 +32,9 @@ class ToolCall(BaseModel):
 
 
 class Message(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # A number is text where text is expected (docs/engine.md "Values"): `content = 42` in a
+    # scenario's `messages` is the text "42".
+    model_config = ConfigDict(frozen=True, extra="forbid", coerce_numbers_to_str=True)
 
     role: Role
     content: str | None = None

@@ -16,14 +16,27 @@ OnEmptyFinal = Literal["finalize", "retry", "error"]
 OnStepCap = Literal["raise", "fallback"]
 OnRefusal = Literal["raise", "retry", "fallback"]
 
+# Sane bounds (docs/engine.md "Values"): counts fit SQLite and Qt's spin boxes; a time limit is
+# finite — `regex` treats an infinite timeout as already expired.
+MAX_COUNT = 2**31 - 1
+MAX_WAIT_S = 86_400.0
+MAX_VALIDATOR_TIMEOUT_S = 3_600.0
+
 DEFAULT_FINAL_STEP_INSTRUCTION = "Tools are disabled now. Answer the user with what you have."
 DEFAULT_FINAL_TOOL_INSTRUCTION = "This is the last step: call the {tool} tool now with your answer."
 
 
 class Policy(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # Numbers as text, strict counts and flags: the one rule of docs/engine.md "Values".
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, coerce_numbers_to_str=True)
 
-    max_attempts: int = Field(3, ge=1, description="Validation attempts per turn (1 = no retry).")
+    max_attempts: int = Field(
+        3,
+        ge=1,
+        le=MAX_COUNT,
+        strict=True,
+        description="Validation attempts per turn (1 = no retry).",
+    )
     feedback_history: FeedbackHistory = Field(
         "accumulate", description="Which earlier feedback the next attempt sees."
     )
@@ -32,12 +45,18 @@ class Policy(BaseModel):
     )
     feedback_role: FeedbackRole = Field("user", description="Role of injected feedback messages.")
     keep_failed_attempts: bool = Field(
-        True, description="Failed assistant output stays in the history the model sees."
+        True,
+        strict=True,
+        description="Failed assistant output stays in the history the model sees.",
     )
     clear_failed_attempts: bool = Field(
-        True, description="The transcript (what an end user sees) drops failed attempts."
+        True,
+        strict=True,
+        description="The transcript (what an end user sees) drops failed attempts.",
     )
-    max_steps: int = Field(20, ge=1, description="Model calls per turn, retries included.")
+    max_steps: int = Field(
+        20, ge=1, le=MAX_COUNT, strict=True, description="Model calls per turn, retries included."
+    )
     final_step: FinalStep = Field(
         "force_text", description="On the last allowed step, disable tools and ask for an answer."
     )
@@ -53,7 +72,9 @@ class Policy(BaseModel):
     fallback: Any = Field(None, description="Fallback output (validated against the schema).")
     fallback_function: str = Field("", description='"file.py:function" returning the fallback.')
     fallback_in_history: bool = Field(
-        False, description="Record the fallback in the transcript as an assistant message."
+        False,
+        strict=True,
+        description="Record the fallback in the transcript as an assistant message.",
     )
     on_empty_final: OnEmptyFinal = Field(
         "retry", description="A final step with no content: accept it, retry, or fail."
@@ -61,10 +82,18 @@ class Policy(BaseModel):
     on_step_cap: OnStepCap = Field("raise", description="When max_steps is reached.")
     on_refusal: OnRefusal = Field("raise", description="When the model refuses.")
     validator_timeout_s: float = Field(
-        5.0, gt=0, description="A validator running longer yields an error verdict."
+        5.0,
+        gt=0,
+        le=MAX_VALIDATOR_TIMEOUT_S,
+        strict=True,
+        description="A validator running longer yields an error verdict.",
     )
     tool_timeout_s: float = Field(
-        60.0, gt=0, description="A tool running longer gives the model an error result."
+        60.0,
+        gt=0,
+        le=MAX_WAIT_S,
+        strict=True,
+        description="A tool running longer gives the model an error result.",
     )
     final_tool_instruction: str = Field(
         DEFAULT_FINAL_TOOL_INSTRUCTION,

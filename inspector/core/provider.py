@@ -58,6 +58,13 @@ class Provider(Protocol):
         ...
 
 
+def system_in_conversation(provider: object) -> bool:
+    """Whether ``provider`` can send a ``system`` message in the middle of a conversation (a
+    provider says no with ``system_in_conversation = False``: Anthropic's Messages API has only
+    the top-level ``system``)."""
+    return bool(getattr(provider, "system_in_conversation", True))
+
+
 async def close_provider(provider: object) -> None:
     """Closes a provider's connections when it has any (``aclose``); best effort — the run is
     already recorded, so a failure to close is reported on stderr, never raised."""

@@ -199,6 +199,9 @@ class RunRecord(_Record):
     scenario_dir: str = ""
     scenario_origin: str = ""
     overrides: list[str] = Field(default_factory=list)
+    # What the engine changed so the provider could take the turn (one sentence each), e.g. system
+    # feedback sent as user feedback to a provider without system messages mid-conversation.
+    notes: list[str] = Field(default_factory=list)
 
 
 def step_kind(step: Step) -> str:

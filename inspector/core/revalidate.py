@@ -28,6 +28,7 @@ from inspector.core.records import RunRecord, RunStatus, Step, Verdict, VerdictS
 from inspector.core.scenario import (
     Scenario,
     describe_validation_error,
+    read_input_file,
     read_scenario_toml,
 )
 from inspector.core.validators import (
@@ -121,13 +122,7 @@ class _ValidatorFile(BaseModel):
 
 def _validators_from_toml(path: Path) -> ValidatorSet:
     source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{source}: not UTF-8 text (byte {exc.start})") from None
-    data = read_scenario_toml(text, source)
+    data = read_scenario_toml(read_input_file(path, source), source)
     if "validators" not in data:
         raise ScenarioError(f"{source}: validators: no [[validators]] list in the file")
     try:

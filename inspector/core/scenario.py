@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -16,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from inspector.core.errors import ScenarioError
 from inspector.core.messages import Message
-from inspector.core.policy import Policy
+from inspector.core.policy import MAX_COUNT, MAX_WAIT_S, Policy
 from inspector.core.schema import schema_problem
 from inspector.core.validators import ValidatorSpec
 
@@ -24,7 +25,9 @@ ProviderName = Literal["scripted", "openai", "anthropic", "replay"]
 
 
 class _Section(BaseModel):
-    # Numbers are taken as text where text is expected (`--set model.name=2024`).
+    # The one rule for values (docs/engine.md "Values"): a number is taken as text where text is
+    # expected (`--set model.name=2024`); numbers, counts and flags are strict (`strict=True`:
+    # true is not a count, "3" is not a number) and finite.
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
 
@@ -33,11 +36,14 @@ class ModelConfig(_Section):
     name: str = "demo"
     base_url: str | None = None
     api_key_env: str | None = None
-    temperature: float | None = None
-    max_tokens: int | None = Field(None, ge=1)
-    stream: bool = True
-    timeout_s: float = Field(60.0, gt=0)
+    temperature: float | None = Field(None, strict=True, allow_inf_nan=False)
+    max_tokens: int | None = Field(None, ge=1, le=MAX_COUNT, strict=True)
+    stream: bool = Field(True, strict=True)
+    timeout_s: float = Field(60.0, gt=0, le=MAX_WAIT_S, strict=True)
     headers: dict[str, str] = Field(default_factory=dict)
+    # Header names whose values may be recorded and exported; every other header value the
+    # scenario sets is treated as a credential (core/credentials.py).
+    safe_headers: list[str] = Field(default_factory=list)
     params: dict[str, str] = Field(default_factory=dict)
 
 
@@ -82,7 +88,7 @@ class ToolConfig(_Section):
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     result: Any = None
     function: str | None = None
-    side_effects: bool = False
+    side_effects: bool = Field(False, strict=True)
 
     @model_validator(mode="after")
     def _one_source(self) -> ToolConfig:
@@ -103,8 +109,8 @@ class ScriptToolCall(_Section):
 class ScriptUsage(_Section):
     """Token counts a scripted answer reports; a key left out is estimated."""
 
-    input_tokens: int | None = Field(None, ge=0)
-    output_tokens: int | None = Field(None, ge=0)
+    input_tokens: int | None = Field(None, ge=0, le=MAX_COUNT, strict=True)
+    output_tokens: int | None = Field(None, ge=0, le=MAX_COUNT, strict=True)
 
 
 class ScriptEntry(_Section):
@@ -112,13 +118,13 @@ class ScriptEntry(_Section):
 
     text: str | None = None
     tool_calls: list[ScriptToolCall] = Field(default_factory=list)
-    empty: bool = False
+    empty: bool = Field(False, strict=True)
     final: Any = None
     finish_reason: str | None = None
     refusal: str | None = None
     reasoning: str | None = None
     usage: ScriptUsage | None = None
-    delay_ms: float = Field(0.0, ge=0)
+    delay_ms: float = Field(0.0, ge=0, le=MAX_WAIT_S * 1000, strict=True)
     error: str | None = None  # the call fails with this provider error message
     # What the model answers instead when the request disables tools (tool_choice "none"), as a
     # real API enforces it; without it the entry's tool calls are sent regardless.
@@ -211,6 +217,10 @@ def describe_validation_error(source: str, exc: ValidationError) -> str:
 
 def parse_override(text: str) -> tuple[list[str], Any]:
     """``SECTION.KEY=VALUE``: VALUE is read as TOML, and taken as a plain string when it is not."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes from the command line that are not UTF-8
+        raise ScenarioError(f"--set {text!a}: not valid UTF-8 text") from None
     key, sep, raw = text.partition("=")
     path = [p.strip() for p in key.strip().split(".") if p.strip()]
     if not sep or not path:
@@ -279,17 +289,44 @@ def read_scenario_toml(text: str, source: str) -> dict[str, Any]:
         raise ScenarioError(f"{source}: not valid TOML: {exc}") from None
 
 
+# A scenario is a hand-written file; anything bigger is a mistake (a log, a device) and reading
+# it whole would cost the memory it claims.
+MAX_SCENARIO_BYTES = 4 * 1024 * 1024
+
+
+def read_input_file(p: Path, name: str) -> str:
+    """A scenario-style input file's text; a path that is no regular file (a FIFO would block,
+    ``/dev/zero`` never ends) or is too large is bad input, refused before it is opened."""
+    try:
+        info = p.stat()
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "a device, FIFO or socket"
+            raise ScenarioError(f"{name}: not a regular file ({kind})")
+        if info.st_size > MAX_SCENARIO_BYTES:
+            raise ScenarioError(
+                f"{name}: {info.st_size} bytes; a scenario file is at most "
+                f"{MAX_SCENARIO_BYTES // (1024 * 1024)} MB"
+            )
+        with p.open("rb") as f:
+            data = f.read(MAX_SCENARIO_BYTES + 1)
+    except OSError as exc:
+        raise ScenarioError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL byte in the path
+        raise ScenarioError(f"{name!r}: not a usable path (it contains a NUL byte)") from None
+    if len(data) > MAX_SCENARIO_BYTES:  # it grew while being read
+        raise ScenarioError(f"{name}: a scenario file is at most {MAX_SCENARIO_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+
+
 def load_scenario(
     path: str | Path, overrides: list[str] | None = None, *, source: str | None = None
 ) -> Scenario:
     """``source`` names the scenario in errors (default: the path as given)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"{source or p}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{source or p}: not UTF-8 text (byte {exc.start})") from None
     name = source or str(p)
+    text = read_input_file(p, name)
     data = read_scenario_toml(text, name)
     return scenario_from_dict(data, source=name, base_dir=p.resolve().parent, overrides=overrides)

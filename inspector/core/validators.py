@@ -24,7 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from inspector.core.errors import ScenarioError, last_line
 from inspector.core.loading import ModuleLoadError, line_in, load_function
 from inspector.core.messages import Message, content_text
+from inspector.core.policy import MAX_COUNT
 from inspector.core.records import SourceLocation, Verdict
+from inspector.core.regex_limits import compile_pattern
 from inspector.core.schema import schema_errors, schema_problem
 from inspector.core.threads import in_daemon_thread
 
@@ -32,7 +34,13 @@ When = Literal["final", "every_step"]
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+    # Numbers as text, strict counts and flags: the one rule of docs/engine.md "Values".
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        serialize_by_alias=True,
+        coerce_numbers_to_str=True,
+    )
 
     name: str | None = None
     feedback: str | None = None
@@ -46,24 +54,24 @@ class NonEmpty(_Spec):
 
 class MaxLength(_Spec):
     kind: Literal["max_length"]
-    max: int = Field(ge=0)
+    max: int = Field(ge=0, le=MAX_COUNT, strict=True)
 
 
 class MinLength(_Spec):
     kind: Literal["min_length"]
-    min: int = Field(ge=0)
+    min: int = Field(ge=0, le=MAX_COUNT, strict=True)
 
 
 class RegexAbsent(_Spec):
     kind: Literal["regex_absent"]
     pattern: str
-    ignore_case: bool = False
+    ignore_case: bool = Field(False, strict=True)
 
 
 class RegexPresent(_Spec):
     kind: Literal["regex_present"]
     pattern: str
-    ignore_case: bool = False
+    ignore_case: bool = Field(False, strict=True)
 
 
 class JsonSchema(_Spec):
@@ -160,13 +168,8 @@ class Validator:
         self.broken: str | None = None  # why the python function could not be loaded
         self._broken_at: SourceLocation | None = None  # where, when known
         if isinstance(spec, RegexAbsent | RegexPresent):
-            try:
-                flags = regex.IGNORECASE if spec.ignore_case else 0
-                self._regex = regex.compile(spec.pattern, flags)
-            except regex.error as exc:
-                raise ScenarioError(
-                    f"{where}.pattern: bad regular expression {spec.pattern!r}: {exc}"
-                ) from None
+            flags = regex.IGNORECASE if spec.ignore_case else 0
+            self._regex = compile_pattern(spec.pattern, flags, where)
         if isinstance(spec, JsonSchema):
             problem = schema_problem(spec.json_schema)
             if problem:

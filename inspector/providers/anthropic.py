@@ -43,6 +43,9 @@ class AnthropicProvider:
     """Streams one Messages API call per step (or makes one plain call with ``stream = false``)."""
 
     name = "anthropic"
+    # The Messages API has a top-level system prompt only: system-role feedback is sent (and
+    # recorded) as user feedback (core.history.effective_policy).
+    system_in_conversation = False
 
     def __init__(
         self,

@@ -11,6 +11,9 @@ Request direction (``build_body``):
 - an assistant message becomes its remembered thinking blocks (so a thinking model can continue
   after a tool call), a text block, then one ``tool_use`` block per call; an assistant message
   with none of those is left out (the API rejects empty content);
+- a tool the history calls but the request does not offer (the synthetic ``validation_feedback``
+  of ``feedback_role = "tool"``) is declared in ``tools`` (the API rejects ``tool_use`` blocks
+  without them), with ``tool_choice`` ``none`` when it is the only one;
 - ``tool_choice`` "auto" | "none" | "required" | {"type": "function", "name": N} →
   ``{"type": "auto" | "none" | "any"}`` | ``{"type": "tool", "name": N}``;
 - a ``json_schema`` response format → ``output_config.format`` (native structured output).
@@ -161,6 +164,33 @@ def wire_tools(tools: Sequence[ToolSpec]) -> list[Block]:
     ]
 
 
+HISTORY_TOOL_DESCRIPTION = (
+    "Declared because earlier turns of this conversation use it (validation feedback); "
+    "do not call it."
+)
+
+
+def _history_only_tools(messages: Sequence[Block], offered: Sequence[ToolSpec]) -> list[Block]:
+    """Declarations for tools the history calls but the request does not offer — the synthetic
+    ``validation_feedback`` of ``feedback_role = "tool"``: the Messages API rejects ``tool_use``
+    / ``tool_result`` blocks in a request without ``tools``."""
+    declared = {t.name for t in offered}
+    missing: list[str] = []
+    for turn in messages:
+        for block in turn["content"]:
+            name = block.get("name") if block.get("type") == "tool_use" else None
+            if isinstance(name, str) and name not in declared and name not in missing:
+                missing.append(name)
+    return [
+        {
+            "name": name,
+            "description": HISTORY_TOOL_DESCRIPTION,
+            "input_schema": {"type": "object", "properties": {}},
+        }
+        for name in missing
+    ]
+
+
 def tool_choice(choice: ToolChoice | None) -> Block | None:
     """The engine's tool_choice → the Messages API's (None: leave the field out)."""
     if choice is None:
@@ -213,9 +243,11 @@ def build_body(
     if system:
         body["system"] = system
     body["messages"] = messages
-    if request.tools:
-        body["tools"] = wire_tools(request.tools)
-        choice = tool_choice(request.tool_choice)
+    history_only = _history_only_tools(messages, request.tools)
+    if request.tools or history_only:
+        body["tools"] = wire_tools(request.tools) + history_only
+        # Only the history's tools: declared so its blocks are valid, never offered for a call.
+        choice = tool_choice(request.tool_choice) if request.tools else {"type": "none"}
         if choice is not None:
             body["tool_choice"] = choice
     if model.temperature is not None:

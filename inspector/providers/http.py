@@ -3,7 +3,8 @@ retries with backoff, error mapping, API keys and redaction.
 
 Everything that leaves this module is the project's own ``ProviderError``; httpx exceptions never
 escape. Keys are read at request time and only ever placed in request headers: the recorded
-request goes through ``redact_headers`` / ``redact_url`` first.
+request goes through ``redact_headers`` / ``redact_url`` first, which apply the one rule of
+``inspector.core.credentials`` (the scenario's own headers are secret unless declared safe).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import certifi
 import httpx
 from pydantic import BaseModel, ConfigDict
 
+from inspector.core import credentials
+from inspector.core.credentials import REDACTED
 from inspector.core.errors import ProviderError
 from inspector.core.scenario import ModelConfig
 
@@ -33,10 +36,6 @@ KeyringGet = Callable[[str, str], "str | None"]
 
 RETRYABLE_STATUSES = frozenset({408, 429, 500, 502, 503, 529})
 KEYRING_SERVICE = "agent-inspector"
-REDACTED = "[redacted]"
-# Header / query-parameter names whose values are credentials (matched as substrings).
-_SECRET_NAME_PARTS = ("authorization", "api-key", "api_key", "apikey", "x-api-key", "token",
-                      "secret", "cookie", "password", "key")  # fmt: skip
 _MAX_MESSAGE = 500
 
 
@@ -82,25 +81,18 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
     return max(when.timestamp() - (time.time() if now is None else now), 0.0)
 
 
-def _is_secret_name(name: str) -> bool:
-    lowered = name.lower()
-    return any(part in lowered for part in _SECRET_NAME_PARTS)
-
-
-def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """The headers as they may be recorded: credential values replaced."""
-    return {k: (REDACTED if _is_secret_name(k) else v) for k, v in headers.items()}
+def redact_headers(
+    headers: Mapping[str, str], scenario_secret: frozenset[str] = frozenset()
+) -> dict[str, str]:
+    """The headers as they may be recorded: credential values replaced (``scenario_secret``: the
+    scenario's own headers not declared safe, ``credentials.secret_headers``)."""
+    return credentials.redact_headers(headers, scenario_secret)
 
 
 def redact_url(url: str | httpx.URL) -> str:
-    """The URL as it may be recorded: credential-looking query values and userinfo replaced."""
-    parsed = httpx.URL(str(url))
-    if parsed.params:
-        pairs = [(k, REDACTED if _is_secret_name(k) else v) for k, v in parsed.params.multi_items()]
-        parsed = parsed.copy_with(params=pairs)
-    if parsed.userinfo:
-        parsed = parsed.copy_with(username=None, password=None)
-    return str(parsed)
+    """The URL as it may be recorded: the user-info password and credential-named query
+    values replaced."""
+    return credentials.redact_url(str(url))
 
 
 def _keyring_get(service: str, name: str) -> str | None:
@@ -215,11 +207,15 @@ def transport_error(exc: Exception, *, provider: str, partial_text: str = "") ->
     return error
 
 
-def secrets_of(request: httpx.Request) -> list[str]:
-    """The credential values a request carries (header values and query values with secret
-    names), so they can be scrubbed from anything that echoes them back."""
-    values = [v for k, v in request.headers.items() if _is_secret_name(k)]
-    values += [v for k, v in request.url.params.multi_items() if _is_secret_name(k)]
+def secrets_of(request: httpx.Request, scenario_secret: frozenset[str] = frozenset()) -> list[str]:
+    """The credential values a request carries (secret headers, secret-named query values, a
+    URL password), so they can be scrubbed from anything that echoes them back."""
+    values = credentials.secret_values(
+        dict(request.headers),
+        request.url.params.multi_items(),
+        str(request.url),
+        scenario_secret,
+    )
     found = {part for v in values for part in (v, v.split(" ", 1)[-1]) if len(part) >= 8}
     return sorted(found, key=len, reverse=True)
 
@@ -279,6 +275,8 @@ class HttpSession:
     ) -> None:
         self.model = model
         self.provider = provider
+        # The scenario's headers whose values are recorded as [redacted] (not declared safe).
+        self.secret_headers = credentials.secret_headers(model.headers, model.safe_headers)
         self.base_url = (model.base_url or default_base_url).rstrip("/")
         self.sleep = sleep
         self.rng = rng or random.Random()
@@ -354,8 +352,8 @@ class HttpSession:
         with ``transport_retries`` set."""
         retries = 0
         recorded_url = redact_url(request.url)
-        recorded_headers = redact_headers(dict(request.headers))
-        secrets = secrets_of(request)
+        recorded_headers = redact_headers(dict(request.headers), self.secret_headers)
+        secrets = secrets_of(request, self.secret_headers)
         while True:
             response: httpx.Response | None = None
             error: ProviderError

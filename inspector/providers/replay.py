@@ -23,6 +23,7 @@ from inspector.core.fingerprint import (
     first_difference,
     model_settings,
 )
+from inspector.core.history import SYSTEM_AS_USER_NOTE
 from inspector.core.loop import Turn
 from inspector.core.provider import (
     Completed,
@@ -32,6 +33,7 @@ from inspector.core.provider import (
     TextChunk,
     ToolCallChunk,
     close_provider,
+    system_in_conversation,
 )
 from inspector.core.recording import RecordedTools, scenario_of
 from inspector.core.records import RunRecord, Step, StepRequest
@@ -64,6 +66,13 @@ class ReplayProvider:
         self.settings = settings
         self.live = live
         self.name = f"replay+{live.name}" if live is not None else "replay"
+        # Requests take the shape the answering provider needs: the live one's, else the
+        # recording's (a run that sent system feedback as user says so in its notes).
+        self.system_in_conversation = (
+            system_in_conversation(live)
+            if live is not None
+            else SYSTEM_AS_USER_NOTE not in record.notes
+        )
         self._fingerprint = Fingerprinter()
         self._answers: dict[str, deque[Step]] = {}
         for step in record.steps:

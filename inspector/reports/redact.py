@@ -1,8 +1,9 @@
 """Defensive redaction for exports: nothing that looks like an API key leaves in a file.
 
-Keys are redacted at capture already (the providers strip auth headers from raw bodies); this is
-the second line, for whatever slipped through — a key pasted into a prompt, a header set in the
-scenario's ``[model] headers``, a provider that echoed one back.
+What is a credential is decided in one place, ``inspector.core.credentials`` (headers, params,
+URLs, scenario headers unless declared safe, credential-named fields), exactly as for the store
+and the logs. Exports add a second line for whatever slipped into free text: key-shaped tokens
+(``sk-…``, ``Bearer …``) and ``Name: value`` credential headers written out inside a string.
 """
 
 from __future__ import annotations
@@ -11,25 +12,10 @@ import json
 import re
 from typing import Any
 
-REDACTED = "[redacted]"
+from inspector.core import credentials
+from inspector.core.credentials import REDACTED
 
-# Header and field names whose values are credentials, compared case-insensitively.
-SECRET_NAMES = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "x-api-key",
-        "api-key",
-        "api_key",
-        "apikey",
-        "x-goog-api-key",
-        "cookie",
-        "set-cookie",
-        "access_token",
-        "client_secret",
-        "password",
-    }
-)
+__all__ = ["REDACTED", "redact", "redact_text", "scrub_keys"]
 
 # OpenAI (sk-…, sk-proj-…) and Anthropic (sk-ant-…) keys, and bearer tokens. These patterns only
 # consume characters that JSON and HTML leave as they are, so they can also scrub rendered text.
@@ -38,16 +24,44 @@ _TOKEN = re.compile(
     r"|(?<=Bearer )[A-Za-z0-9._~+/=\-]{8,}",
     re.IGNORECASE,
 )
-# "Authorization: …" / "x-api-key=…" written out inside a string (a raw header dump, a log line).
+# "Authorization: …" / "x-api-key=…" written out inside a string (a raw header dump, a log line):
+# a name the credentials module calls a credential field, then its value.
 _HEADER_LINE = re.compile(
-    r"\b(" + "|".join(re.escape(n) for n in sorted(SECRET_NAMES, key=len, reverse=True)) + r")"
-    r"(\s*[:=]\s*)(?!\[redacted\])[^\s,;\"'}]+(?:\s+[^\s,;\"'}]+)?",
-    re.IGNORECASE,
+    r"\b([A-Za-z][A-Za-z0-9_.-]*)(\s*[:=]\s*)(?!\[redacted\])([^\s,;\"'}]+(?:\s+[^\s,;\"'}]+)?)"
 )
 
 
+# Names after which ``core.credentials`` may redact a value: the endings of a credential field
+# (``is_secret_field``), the mappings it redacts by their own rules (``headers``, ``params``,
+# ``query``) and the URL fields whose password or query it redacts (``url``, ``base_url``,
+# ``endpoint``). Over-matching only costs the slow path.
+_NEEDLES = (
+    "authorization",
+    "apikey",
+    "api_key",
+    "api-key",
+    "cookie",
+    "password",
+    "passwd",
+    "secret",
+    "access_token",
+    "access-token",
+    "refresh_token",
+    "refresh-token",
+    "auth_token",
+    "auth-token",
+    "session_token",
+    "session-token",
+    "bearer",
+    "headers",
+    "params",
+    "query",
+    "url",
+    "endpoint",
+)
+
 # What ``redact`` or ``scrub_keys`` could change shows in a value's JSON text (lower-cased) as
-# a credential name followed by ``:``/``=`` (a key, or a ``Name: value`` header in a string),
+# one of those names followed by ``:``/``=`` (a key, or a ``Name: value`` header in a string),
 # ``sk-`` after a non-word character, or ``bearer ``. JSON escapes none of these characters; a
 # character before or between them that it does escape (``\n``, ``\"``, ``\u0001``) is
 # allowed for explicitly. Over-matching only costs the slow path.
@@ -58,9 +72,9 @@ _ESCAPE_BEFORE = re.compile(rf"{_ESCAPE}$")
 
 def _may_hold_secrets(text: str) -> bool:
     low = text.lower()
-    if "bearer " in low:
+    if "bearer" in low:  # a "Bearer <token>" value, whatever whitespace follows
         return True
-    for name in SECRET_NAMES:
+    for name in _NEEDLES:
         at = low.find(name)
         while at != -1:
             if _AFTER_NAME.match(low, at + len(name)):
@@ -99,24 +113,31 @@ def scrub_keys(text: str) -> str:
     return _TOKEN.sub(REDACTED, text)
 
 
+def _header_line(match: re.Match[str]) -> str:
+    name, sep, _ = match.groups()
+    if credentials.is_secret_field(name):
+        return f"{name}{sep}{REDACTED}"
+    return match.group(0)
+
+
 def redact_text(text: str) -> str:
     """A string with keys and ``Name: value`` credential headers inside it redacted."""
-    return scrub_keys(_HEADER_LINE.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text))
+    if ":" in text or "=" in text:
+        text = _HEADER_LINE.sub(_header_line, text)
+    return scrub_keys(text)
 
 
 def redact(value: Any) -> Any:
-    """A copy of a JSON-like value with credential fields and key-shaped strings redacted."""
+    """A copy of a JSON-like value with credentials (``core.credentials``) and key-shaped
+    strings redacted."""
+    return _text(credentials.redact(value))
+
+
+def _text(value: Any) -> Any:
     if isinstance(value, dict):
-        return {
-            k: (REDACTED if _is_secret_name(k) and v not in (None, "") else redact(v))
-            for k, v in value.items()
-        }
+        return {k: _text(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [redact(v) for v in value]
+        return [_text(v) for v in value]
     if isinstance(value, str):
         return redact_text(value)
     return value
-
-
-def _is_secret_name(key: object) -> bool:
-    return isinstance(key, str) and key.lower() in SECRET_NAMES

@@ -5,16 +5,25 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
 from inspector.core.records import RunRecord
 from inspector.locations import resolve_db_path
 from inspector.store import reader
-from inspector.store.database import RUNNING_BUSY_TIMEOUT_MS, StoreError, connect
+from inspector.store.database import (
+    RUNNING_BUSY_TIMEOUT_MS,
+    StoreError,
+    StoreUnusable,
+    connect,
+    damaged,
+    short,
+)
 from inspector.store.models import RunSummary, StoredEvent
 from inspector.store.recorder import Recorder, save_record
-from inspector.store.recovery import recover
+from inspector.store.recovery import recover, writer_alive
 from inspector.store.writer import RowWriter
 
 
@@ -27,23 +36,72 @@ class Store:
         self.path = path
         self._writer = RowWriter(conn, path)
         self.recovered: list[str] = []  # runs this open found dead and marked interrupted
+        # Why the store was opened for reading only (``open(..., read_only_fallback=True)``).
+        self.read_only: str | None = None
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None) -> Store:
+    def open(
+        cls, path: str | os.PathLike[str] | None = None, *, read_only_fallback: bool = False
+    ) -> Store:
         """Opens (creating and migrating) the store at ``path`` (``resolve_db_path`` rules) and
-        settles the runs dead processes left pending."""
+        settles the runs dead processes left pending.
+
+        ``read_only_fallback`` (commands that only read): when that needs a write that cannot be
+        made — a full disk, a read-only file or folder — the store is opened for reading only
+        and ``read_only`` says why. A file that is no store (``StoreUnusable``) is refused."""
         resolved = resolve_db_path(path)
+        try:
+            return cls._open_writable(resolved)
+        except StoreUnusable:
+            raise
+        except StoreError as exc:
+            if not read_only_fallback:
+                raise
+            try:
+                store = cls(connect(resolved, read_only=True), resolved)
+            except StoreError:
+                raise exc from None
+            store.read_only = str(exc).removeprefix(f"{resolved}: ")
+            return store
+
+    @classmethod
+    def _open_writable(cls, resolved: Path) -> Store:
         store = cls(connect(resolved), resolved)
         try:
             store.recovered = recover(store._writer)
+            store._conn.execute(f"PRAGMA busy_timeout = {RUNNING_BUSY_TIMEOUT_MS}")
         except sqlite3.Error as exc:
             store.close()
-            raise StoreError(f"{resolved}: cannot recover interrupted runs: {exc}") from None
-        store._conn.execute(f"PRAGMA busy_timeout = {RUNNING_BUSY_TIMEOUT_MS}")
+            if damaged(exc):
+                raise StoreUnusable(f"{resolved}: damaged store ({short(exc)})") from None
+            raise StoreError(f"{resolved}: cannot recover interrupted runs: {short(exc)}") from None
+        except BaseException:
+            store.close()
+            raise
         return store
+
+    @contextmanager
+    def _reading(self, what: str) -> Iterator[None]:
+        """Damaged pages or rows become one line naming the store and what was being read."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            if damaged(exc):
+                raise StoreUnusable(
+                    f"{self.path}: damaged store: cannot read {what} ({short(exc)})"
+                ) from None
+            raise StoreError(f"{self.path}: cannot read {what}: {short(exc)}") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            # Undecodable JSON, a row no record validates from, a reference to a lost row.
+            raise StoreUnusable(
+                f"{self.path}: damaged store: cannot read {what} ({type(exc).__name__}: "
+                f"{short(exc)})"
+            ) from None
 
     def recorder(self) -> Recorder:
         """An ``EventSink`` that writes every run it sees start while it streams."""
+        if self.read_only is not None:
+            raise StoreError(f"{self.path}: opened read-only ({self.read_only}); cannot record")
         return Recorder(self._writer)
 
     def save(self, record: RunRecord) -> None:
@@ -71,19 +129,36 @@ class Store:
 
     def runs(self, *, scenario: str | None = None, limit: int | None = None) -> list[RunSummary]:
         """Summaries, newest first."""
-        return reader.summaries(self._conn, scenario=scenario, limit=limit)
+        with self._reading("the run list"):
+            return reader.summaries(self._conn, scenario=scenario, limit=limit)
 
     def load(self, run_id: str) -> RunRecord:
         """The full record of ``run_id`` (or a unique prefix of it)."""
-        return reader.load(self._conn, self.path, run_id)
+        with self._reading(f"run {run_id}"):
+            try:
+                return reader.load(self._conn, self.path, run_id)
+            except reader.RunStillRecording:
+                if self.read_only is None:
+                    raise
+                # Opened read-only, recovery could not settle a dead writer's run: show it as
+                # recovery would record it, without writing anything.
+                full_id = reader.resolve(self._conn, self.path, run_id)
+                host, pid = self._conn.execute(
+                    "SELECT writer_host, writer_pid FROM runs WHERE run_id = ?", (full_id,)
+                ).fetchone()
+                if writer_alive(host, pid):
+                    raise
+                return reader.interrupted_record(self._conn, full_id)
 
     def events(self, run_id: str) -> list[StoredEvent]:
         """The run's events in order, each with its offset since ``RunStarted``."""
-        return reader.events(self._conn, self.path, run_id)
+        with self._reading(f"the events of run {run_id}"):
+            return reader.events(self._conn, self.path, run_id)
 
     def has_events(self, run_id: str) -> bool:
         """Whether the run was recorded with its event log (an import has none)."""
-        return reader.has_events(self._conn, self.path, run_id)
+        with self._reading(f"the events of run {run_id}"):
+            return reader.has_events(self._conn, self.path, run_id)
 
     def close(self) -> None:
         self._conn.close()

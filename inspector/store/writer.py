@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inspector.core.credentials import redact, redact_scenario_source
 from inspector.core.events import RunStarted
 from inspector.core.messages import Message
 from inspector.core.records import Forced, RunRecord, Step, StepRequest, Verdict
 from inspector.core.shared_list import common_prefix
 from inspector.store.database import StoreError
 from inspector.store.messages import MessageInterner, content_hash, dumps
-from inspector.store.redact import redact
 
 RUNNING = "running"  # a run row's status while its writer streams it
 PENDING = "pending"
@@ -84,7 +84,7 @@ class RowWriter:
 
     def start_run(self, header: RunStarted, *, host: str, pid: int) -> None:
         data = header.model_dump(mode="json", exclude={"run_id", "kind"})
-        data["scenario_source"] = redact(data["scenario_source"], by_name=False)
+        data["scenario_source"] = redact_scenario_source(data["scenario_source"])
         try:
             self.conn.execute(
                 "INSERT INTO runs (run_id, scenario, status, started_at, replay_of, provider,"
@@ -122,7 +122,7 @@ class RowWriter:
             if status == PENDING:
                 self.interrupt_step(record.run_id, index)
         data = record.model_dump(mode="json", exclude=_RECORD_EXCLUDE)
-        data["scenario_source"] = redact(data["scenario_source"], by_name=False)
+        data["scenario_source"] = redact_scenario_source(data["scenario_source"])
         transcript = [self.content.message(m) for m in record.transcript]
         self._write_content()
         self.conn.execute(

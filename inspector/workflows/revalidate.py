@@ -160,22 +160,22 @@ def recheck(record: RunRecord, file: Path | None) -> Revalidation:
     return run_small(revalidate(record, scenario, chosen.compile(scenario)))
 
 
-def revalidate_scenario(db: Path | str | None, scenario: str, file: Path | None) -> Matrix:
+def revalidate_scenario(store: Store, scenario: str, file: Path | None) -> Matrix:
     """Every recorded run of ``scenario`` re-judged into a pass/fail matrix; a run that cannot
-    be re-validated is an error row, unless ``file`` is at fault (then ``ScenarioError``)."""
+    be re-validated is an error row, unless ``file`` is at fault (then ``ScenarioError``). The
+    caller opens ``store`` (the command, read-only when the disk is full)."""
     rows: list[MatrixRow] = []
-    with Store.open(db) as store:
-        summaries = store.runs(scenario=scenario)
-        if not summaries:
-            raise InspectorError(f"no recorded run of scenario {scenario!r} in {store.path}")
-        for summary in summaries:
-            try:
-                record = store.load(summary.run_id)
-                rows.append(matrix_row(record, recheck(record, file)))
-            except ScenarioError as exc:
-                if file is not None:
-                    raise  # the file is at fault, not this run
-                rows.append(error_row(summary.run_id, summary.started_at, summary.status, str(exc)))
-            except InspectorError as exc:  # e.g. a run still being recorded
-                rows.append(error_row(summary.run_id, summary.started_at, summary.status, str(exc)))
+    summaries = store.runs(scenario=scenario)
+    if not summaries:
+        raise InspectorError(f"no recorded run of scenario {scenario!r} in {store.path}")
+    for summary in summaries:
+        try:
+            record = store.load(summary.run_id)
+            rows.append(matrix_row(record, recheck(record, file)))
+        except ScenarioError as exc:
+            if file is not None:
+                raise  # the file is at fault, not this run
+            rows.append(error_row(summary.run_id, summary.started_at, summary.status, str(exc)))
+        except InspectorError as exc:  # e.g. a run still being recorded
+            rows.append(error_row(summary.run_id, summary.started_at, summary.status, str(exc)))
     return matrix(scenario, rows)

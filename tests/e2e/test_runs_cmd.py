@@ -104,7 +104,7 @@ def test_a_store_that_cannot_be_opened_is_one_line(
 ) -> None:
     bad = tmp_path / "not-a-store"
     bad.write_bytes(b"\x00garbage" * 100)
-    assert main([*command, "--db", str(bad)]) == 1
+    assert main([*command, "--db", str(bad)]) == 2  # bad input
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert (

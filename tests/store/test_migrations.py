@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.store import Store, StoreError
+from inspector.store import Store, StoreError, StoreUnusable
 from inspector.store.schema import SCHEMA_VERSION, current_version, migrate
 from tests.store.synthetic import every_shape, long_turn
 
@@ -121,7 +121,7 @@ def test_a_file_that_is_not_a_store(tmp_path: Path) -> None:
 
 def test_a_folder_in_the_way(tmp_path: Path) -> None:
     (tmp_path / "runs.sqlite3").mkdir()
-    with pytest.raises(StoreError, match=r"runs\.sqlite3: cannot open the store"):
+    with pytest.raises(StoreUnusable, match=r"runs\.sqlite3: is a folder, not a store file"):
         Store.open(tmp_path / "runs.sqlite3")
 
 

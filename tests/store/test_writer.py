@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector.core.credentials import REDACTED, redact
 from inspector.core.events import RunStarted, fan_out
 from inspector.core.loop import run_turn
 from inspector.core.policy import Policy
@@ -14,7 +15,6 @@ from inspector.core.records import RawExchange, Step, StepRequest
 from inspector.providers.factory import build_provider
 from inspector.resources import resolve_scenario
 from inspector.store import Store, StoreError
-from inspector.store.redact import REDACTED, redact
 from inspector.store.writer import RowWriter
 from tests.store.conftest import fast
 from tests.store.synthetic import every_shape, long_turn
@@ -136,7 +136,10 @@ def test_the_scenario_is_stored_as_it_ran_apart_from_credential_headers(
     replay and re-validation judge another scenario."""
     tool = {"name": "login", "parameters": {"properties": {"password": {"type": "string"}}}}
     source = {
-        "model": {"headers": {"Authorization": "Bearer abcdefgh12345", "x-trace": "t"}},
+        "model": {
+            "headers": {"Authorization": "Bearer abcdefgh12345", "x-trace": "t", "X-Team": "a"},
+            "safe_headers": ["X-Trace"],  # declared safe; X-Team is not, so it is a secret
+        },
         "tools": [tool],
         "script": [{"tool_calls": [{"name": "login", "arguments": {"password": "hunter2"}}]}],
     }
@@ -145,4 +148,8 @@ def test_the_scenario_is_stored_as_it_ran_apart_from_credential_headers(
     loaded = store.load(record.run_id).scenario_source
     assert loaded["tools"] == [tool]
     assert loaded["script"] == source["script"]
-    assert loaded["model"]["headers"] == {"Authorization": REDACTED, "x-trace": "t"}
+    assert loaded["model"]["headers"] == {
+        "Authorization": REDACTED,
+        "x-trace": "t",
+        "X-Team": REDACTED,
+    }

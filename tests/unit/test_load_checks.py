@@ -278,8 +278,7 @@ def test_script_usage_is_typed() -> None:
         ),
         (
             {"output_tokens": "many"},
-            "script[1].usage.output_tokens: Input should be a valid integer, unable to parse "
-            "string as an integer",
+            "script[1].usage.output_tokens: Input should be a valid integer",
         ),
     ],
 )

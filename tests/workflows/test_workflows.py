@@ -68,7 +68,8 @@ def test_revalidation_of_a_scenario_gives_one_matrix_row_per_run(tmp_path: Path)
     db = tmp_path / "runs.sqlite3"
     run_id = _record_into(db, "retry-feedback")
     _record_into(db, "retry-feedback")
-    table = revalidate_scenario(db, "retry-feedback", None)
+    with Store.open(db) as store:
+        table = revalidate_scenario(store, "retry-feedback", None)
     assert len(table.rows) == 2 and all(r.error is None for r in table.rows)
     with Store.open(db) as store:
         again = recheck(store.load(run_id), None)

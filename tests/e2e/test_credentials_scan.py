@@ -1,0 +1,124 @@
+"""A secrets scan: credentials written into a scenario's ``[model]`` headers, params and URL reach
+the server, and nowhere else — not the store's bytes, not the exports, not stderr. Header
+values are secret unless the scenario declares them safe (``core.credentials``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspector.cli import main
+from inspector.core.credentials import is_secret_name, redact_url
+from tests.providers.loopback import LoopbackServer, json_reply
+
+SECRETS = {
+    "Ocp-Apim-Subscription-Key": "azure-sub-4f1c9a77e2",
+    "PRIVATE-TOKEN": "glpat-9ZxQ7wLk3Vb",
+    "X-Custom-Auth": "custom-auth-51d0e3",
+    "X-Team": "team-undeclared-8c2b",  # no credential-like name, not declared safe
+}
+PARAM_KEY = "param-key-7e6d5c"
+URL_PASSWORD = "url-pass-0a9b8c"
+SAFE_VALUE = "build-2026-11-25"
+
+
+def completion(text: str) -> dict[str, object]:
+    return {
+        "id": "c1",
+        "object": "chat.completion",
+        "model": "m",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2},
+    }
+
+
+@pytest.fixture
+def scenario(tmp_path: Path) -> tuple[Path, LoopbackServer]:
+    server = LoopbackServer().start()
+    headers = ", ".join(f'"{k}" = "{v}"' for k, v in SECRETS.items())
+    base = server.base_url.replace("http://", f"http://user:{URL_PASSWORD}@")
+    path = tmp_path / "secrets.toml"
+    path.write_text(
+        'name = "secrets"\n'
+        "[model]\n"
+        'provider = "openai"\nname = "m"\nstream = false\n'
+        f'base_url = "{base}"\n'
+        f'headers = {{ {headers}, "X-Build" = "{SAFE_VALUE}" }}\n'
+        'safe_headers = ["x-build"]\n'
+        f'params = {{ key = "{PARAM_KEY}", "api-version" = "1" }}\n'
+        '[prompt]\nuser = "hi"\n'
+        '[[validators]]\nkind = "max_length"\nmax = 3\n'
+        "[policy]\nmax_attempts = 2\n"
+    )
+    return path, server
+
+
+def test_scenario_credentials_reach_the_server_and_nothing_else(
+    scenario: tuple[Path, LoopbackServer],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path, server = scenario
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + "k" * 24)
+    db = tmp_path / "runs.sqlite3"
+    try:
+        server.queue(json_reply(completion("far too long")), json_reply(completion("ok")))
+        assert main(["run", str(path), "--db", str(db), "--json"]) == 0
+        run_id = json.loads(capsys.readouterr().out)["run_id"]
+        received = server.received[0]
+    finally:
+        server.stop()
+    sent = {k.lower(): v for k, v in received.headers.items()}
+    for name, value in SECRETS.items():
+        assert sent[name.lower()] == value  # the run used the real values
+    assert f"key={PARAM_KEY}" in received.path
+
+    html, jsonl = tmp_path / "r.html", tmp_path / "r.jsonl"
+    assert main(["export", run_id, "--format", "html", "--out", str(html), "--db", str(db)]) == 0
+    assert main(["export", run_id, "--out", str(jsonl), "--db", str(db)]) == 0
+    assert main(["runs", "--db", str(db), "--json"]) == 0
+    captured = capsys.readouterr()
+
+    places = {
+        "store": b"".join(p.read_bytes() for p in tmp_path.glob("runs.sqlite3*")),
+        "html": html.read_bytes(),
+        "jsonl": jsonl.read_bytes(),
+        "output": (captured.out + captured.err).encode(),
+    }
+    for secret in [*SECRETS.values(), PARAM_KEY, URL_PASSWORD]:
+        for where, data in places.items():
+            assert secret.encode() not in data, f"{secret} leaked into the {where}"
+    assert SAFE_VALUE.encode() in places["store"]  # declared safe: kept as it ran
+    assert SAFE_VALUE.encode() in places["jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        ("X-Api-Key", True),
+        ("Ocp-Apim-Subscription-Key", True),
+        ("PRIVATE-TOKEN", True),
+        ("X-Custom-Auth", True),
+        ("key", True),
+        ("apiKey", True),
+        ("sig", True),
+        ("max_tokens", False),
+        ("anthropic-version", False),
+        ("X-Build", False),
+        ("monkey", False),
+    ],
+)
+def test_the_name_rule(name: str, secret: bool) -> None:
+    assert is_secret_name(name) is secret
+
+
+def test_url_secrets() -> None:
+    assert redact_url("https://u:PASS@h/v1?key=K&api-version=1") == (
+        "https://u:[redacted]@h/v1?key=[redacted]&api-version=1"
+    )
+    assert redact_url("https://h/v1?api-version=1") == "https://h/v1?api-version=1"

@@ -1,0 +1,64 @@
+"""``core.credentials``: the one rule for what is secret (headers, params, URLs, bodies)."""
+
+from __future__ import annotations
+
+from inspector.core.credentials import (
+    REDACTED,
+    redact,
+    redact_headers,
+    redact_scenario_source,
+    secret_headers,
+    secret_values,
+)
+
+
+def test_scenario_headers_are_secret_unless_safe_or_protocol() -> None:
+    names = ["X-Build", "X-Team", "anthropic-version", "X-Api-Key"]
+    secret = secret_headers(names, safe=["x-build", "X-Api-Key"])
+    assert secret == {"x-team", "x-api-key"}  # a credential name is never made safe
+    sent = {"X-Build": "7", "X-Team": "t", "anthropic-version": "v", "X-Api-Key": "k"}
+    assert redact_headers(sent, secret) == {
+        "X-Build": "7",
+        "X-Team": REDACTED,
+        "anthropic-version": "v",
+        "X-Api-Key": REDACTED,
+    }
+
+
+def test_the_scenario_source_keeps_the_run_and_drops_its_credentials() -> None:
+    source = {
+        "model": {
+            "base_url": "https://me:hunter2@llm.example/v1?sig=abc&api-version=2",
+            "headers": {"X-Team": "t", "X-Build": "7"},
+            "safe_headers": ["X-Build"],
+            "params": {"key": "k", "api-version": "2"},
+        },
+        "tools": [{"name": "login", "parameters": {"properties": {"password": {}}}}],
+        "script": [{"tool_calls": [{"name": "login", "arguments": {"session_id": "s1"}}]}],
+    }
+    out = redact_scenario_source(source)
+    assert out["model"] == {
+        "base_url": "https://me:[redacted]@llm.example/v1?sig=[redacted]&api-version=2",
+        "headers": {"X-Team": REDACTED, "X-Build": "7"},
+        "safe_headers": ["X-Build"],
+        "params": {"key": REDACTED, "api-version": "2"},
+    }
+    assert out["tools"] is source["tools"] and out["script"] is source["script"]
+
+
+def test_bodies_use_the_exact_field_rule_only() -> None:
+    body = {"messages": [{"role": "user", "content": "hi"}], "session_id": "s", "key": "k"}
+    assert redact(body) is body  # nothing named exactly like a credential: not even copied
+    assert redact({"api_key": "k", "password": "p"}) == {"api_key": REDACTED, "password": REDACTED}
+    nested = {"scenario_source": {"model": {"headers": {"X-Team": "t"}}}}
+    assert redact(nested) == {"scenario_source": {"model": {"headers": {"X-Team": REDACTED}}}}
+
+
+def test_secret_values_for_scrubbing_logs() -> None:
+    values = secret_values(
+        {"authorization": "Bearer abc12345", "X-Team": "team-1", "accept": "json"},
+        [("key", "k-123"), ("api-version", "1")],
+        "https://u:pw-999@h/v1",
+        frozenset({"x-team"}),
+    )
+    assert sorted(values) == sorted(["Bearer abc12345", "team-1", "k-123", "pw-999"])
