@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, Signal
 
 from inspector.app.runner import error_line
 from inspector.core.errors import InspectorError
-from inspector.core.loading import forget, split_ref
+from inspector.core.loading import split_ref
 from inspector.core.recording import scenario_of
 from inspector.core.revalidate import (
     Matrix,
@@ -40,6 +40,7 @@ from inspector.core.revalidate import (
 from inspector.core.scenario import Scenario
 from inspector.core.threads import in_daemon_thread
 from inspector.core.validators import Python, Validator
+from inspector.core.worker.pool import forget
 from inspector.resources import resolve_scenario
 from inspector.store import RunSummary, Store
 

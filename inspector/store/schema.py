@@ -105,7 +105,13 @@ MIGRATION_3 = """
 ALTER TABLE verdicts ADD COLUMN location TEXT;
 """
 
-MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3)
+# Version 4: what a python validator printed during its call (a verdict's ``captured``; NULL
+# when nothing, as for every verdict written before).
+MIGRATION_4 = """
+ALTER TABLE verdicts ADD COLUMN captured TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

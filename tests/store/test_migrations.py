@@ -74,7 +74,7 @@ def test_a_version_1_store_opens_migrated(tmp_path: Path) -> None:
         assert [s.status for s in dead.steps] == ["interrupted"]
         assert [s.status for s in store.runs()] == ["interrupted", "succeeded"]
     conn = sqlite3.connect(path)
-    assert current_version(conn) == SCHEMA_VERSION == 3
+    assert current_version(conn) == SCHEMA_VERSION == 4
     columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
     assert {"writer_host", "writer_pid"} <= columns
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -106,7 +106,7 @@ def test_a_newer_store_is_refused(tmp_path: Path) -> None:
     with conn:
         conn.execute("UPDATE schema_version SET version = 99")
     conn.close()
-    with pytest.raises(StoreError, match=r"schema version 99 is newer than .* understands \(3\)"):
+    with pytest.raises(StoreError, match=r"schema version 99 is newer than .* understands \(4\)"):
         Store.open(path)
 
 
@@ -122,3 +122,18 @@ def test_a_folder_in_the_way(tmp_path: Path) -> None:
     (tmp_path / "runs.sqlite3").mkdir()
     with pytest.raises(StoreError, match=r"runs\.sqlite3: cannot open the store"):
         Store.open(tmp_path / "runs.sqlite3")
+
+
+def test_a_version_3_store_gains_the_captured_column(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    Store.open(path).close()
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("ALTER TABLE verdicts DROP COLUMN captured")
+        conn.execute("UPDATE schema_version SET version = 3")
+    conn.close()
+    Store.open(path).close()
+    conn = sqlite3.connect(path)
+    assert current_version(conn) == 4
+    assert "captured" in {r[1] for r in conn.execute("PRAGMA table_info(verdicts)")}
+    conn.close()
