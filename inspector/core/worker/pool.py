@@ -114,10 +114,11 @@ class WorkerProcess:
 
     def receive_blocking(self, timeout_s: float | None) -> Reply:
         try:
-            if not self.conn.poll(timeout_s):
-                raise TimeoutError
+            readable = self.conn.poll(timeout_s)
         except OSError:
             raise WorkerGone(self._death()) from None
+        if not readable:
+            raise TimeoutError
         return self._recv()
 
     async def receive(self) -> Reply:
