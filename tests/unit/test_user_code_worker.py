@@ -329,3 +329,18 @@ def test_clip() -> None:
     assert clip("abc", 3) == "abc"
     assert clip("abcdef", 10, limit=4) == "abcd\n[… 6 more characters not kept]"
     assert textwrap.dedent(clip("", 0)) == ""
+
+
+async def test_what_a_file_prints_when_checked_is_not_a_later_calls_output(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "hostile.py").write_text(
+        "import os\nprint('imported')\nos.write(2, b'native import\\n')\n"
+        "def f(x):\n    print('called')\n    return x\n",
+        encoding="utf-8",
+    )
+    pool.check([target(tmp_path, "f")])
+    reply = await pool.call(target(tmp_path, "f"), (1,), {}, 5)
+    assert (reply.value, reply.captured) == (1, "called\n")
+    again = await pool.call(target(tmp_path, "f"), (2,), {}, 5)
+    assert again.captured == "called\n"

@@ -33,22 +33,27 @@ class _Capture:
     def __init__(self) -> None:
         self.budget = CAPTURE_LIMIT
         self.dropped = 0
+        self.dirty = True  # the file may hold something (written outside a call)
 
     def begin(self) -> None:
         self.budget, self.dropped = CAPTURE_LIMIT, 0
-        os.ftruncate(1, 0)
-        os.lseek(1, 0, os.SEEK_SET)  # fds 1 and 2 share this offset: one file, in write order
+        if self.dirty:  # two syscalls saved on the common call that printed nothing
+            os.ftruncate(1, 0)
+            os.lseek(1, 0, os.SEEK_SET)  # fds 1 and 2 share this offset: one file, in order
+            self.dirty = False
 
     def end(self) -> str:
         size = os.fstat(1).st_size
         if not size:
             return ""
+        self.dirty = True
         data = os.pread(1, min(size, 4 * CAPTURE_LIMIT), 0).decode("utf-8", "replace")
         return clip(data, len(data) + self.dropped + max(0, size - 4 * CAPTURE_LIMIT))
 
     def write(self, data: bytes, length: int) -> None:
         os.write(1, data)
         self.budget -= length
+        self.dirty = True
 
 
 class _BinaryWriter:
@@ -123,18 +128,23 @@ class Worker:
             reset()  # a file saved twice within one mtime tick is read again
         if isinstance(request, Call):
             return self._call(request)
+        self.capture.begin()
         if isinstance(request, Check):
             for target in request.targets:
                 failed = self._load(target.ref, target.base_dir, target.what)
                 if isinstance(failed, Reply):
-                    return failed
-            return Reply()
+                    break
+            else:
+                failed = Reply()
+            self.capture.end()  # what a module prints on import is not kept
+            return failed
         if isinstance(request, Names):
-            return self._names(request.path)
+            reply = self._names(request.path)
+            self.capture.end()
+            return reply
         return Reply(error=f"unknown request {type(request).__name__}")
 
     def _load(self, ref: str, base_dir: str, what: str) -> Callable[..., Any] | Reply:
-        self.capture.begin()  # what a module prints on import is not kept
         try:
             return load_function(ref, Path(base_dir), what)
         except ModuleLoadError as exc:
@@ -145,7 +155,6 @@ class Worker:
             return Reply(error=f"{what}: raised on import: {last_line(exc)}", load_failed=True)
 
     def _names(self, path: str) -> Reply:
-        self.capture.begin()
         try:
             module = load_module(Path(path), path)
         except ModuleLoadError as exc:
@@ -156,10 +165,11 @@ class Worker:
         return Reply(value=names)
 
     def _call(self, call: Call) -> Reply:
+        self.capture.begin()  # a file imported now: what it prints belongs to this call
         fn = self._load(call.target.ref, call.target.base_dir, call.target.what)
         if isinstance(fn, Reply):
+            self.capture.end()
             return fn
-        self.capture.begin()
         code = getattr(fn, "__code__", None)
         file = code.co_filename if code is not None else None
         try:
