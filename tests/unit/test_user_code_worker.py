@@ -344,3 +344,15 @@ async def test_what_a_file_prints_when_checked_is_not_a_later_calls_output(
     assert (reply.value, reply.captured) == (1, "called\n")
     again = await pool.call(target(tmp_path, "f"), (2,), {}, 5)
     assert again.captured == "called\n"
+
+
+def test_a_checked_file_is_checked_again_once_it_changes(tmp_path: Path) -> None:
+    path = tmp_path / "hostile.py"
+    path.write_text("def f(x):\n    return x\n", encoding="utf-8")
+    pool.check([target(tmp_path, "f")])
+    pool.check([target(tmp_path, "f")])  # unchanged: no worker needed, still fine
+    path.write_text("def g(x):\n    return x\n", encoding="utf-8")
+    stamp = path.stat().st_mtime_ns + 1_000_000
+    os.utime(path, ns=(stamp, stamp))
+    with pytest.raises(ScenarioError, match="has no function 'f'"):
+        pool.check([target(tmp_path, "f")])

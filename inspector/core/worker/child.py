@@ -10,6 +10,7 @@ prints reaches the app's own stdout, so ``--json`` output stays clean.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import signal
@@ -121,11 +122,15 @@ class Worker:
         self.generation = 0
         self.threads = threading.active_count()
         self._loop: Any = None  # an asyncio loop, made at the first async call
+        # (ref, base_dir) -> (the file, its mtime, the function): a call of an unchanged file
+        # costs one stat, not a path resolution and a module lookup.
+        self._functions: dict[tuple[str, str], tuple[str, int, Callable[..., Any]]] = {}
 
     def handle(self, request: Request) -> Reply:
         if request.generation != self.generation:
             self.generation = request.generation
             reset()  # a file saved twice within one mtime tick is read again
+            self._functions.clear()
         if isinstance(request, Call):
             return self._call(request)
         self.capture.begin()
@@ -145,8 +150,21 @@ class Worker:
         return Reply(error=f"unknown request {type(request).__name__}")
 
     def _load(self, ref: str, base_dir: str, what: str) -> Callable[..., Any] | Reply:
+        known = self._functions.get((ref, base_dir))
+        if known is not None:
+            with contextlib.suppress(OSError):
+                if os.stat(known[0]).st_mtime_ns == known[1]:
+                    return known[2]
         try:
-            return load_function(ref, Path(base_dir), what)
+            file = str(Path(base_dir, ref.rpartition(":")[0]).resolve())
+            stamp = os.stat(file).st_mtime_ns  # before loading: an edit while it loads is seen
+        except (OSError, ValueError):
+            file, stamp = "", 0
+        try:
+            fn = load_function(ref, Path(base_dir), what)
+            if file:
+                self._functions[(ref, base_dir)] = (file, stamp, fn)
+            return fn
         except ModuleLoadError as exc:
             return Reply(error=str(exc), load_failed=True, file=exc.file, line=exc.line)
         except ScenarioError as exc:
