@@ -81,6 +81,7 @@ def captured_lines(step: Step) -> list[str]:
     """What the step's python validators and tool functions printed, each under its name."""
     printed = [(f"validator {v.validator}", v.captured) for v in step.verdicts]
     printed += [(f"tool {r.name}", r.captured) for r in step.tool_results]
+    printed.append(("the feedback builder / fallback function", step.captured))
     lines: list[str] = []
     for who, text in printed:
         if not text:

@@ -419,14 +419,20 @@ def verdicts_html(step: Step, dark: bool) -> str:
 
 
 def feedback_html(step: Step, dark: bool) -> str:
+    printed = ""
+    if step.captured:  # what the feedback builder or fallback function printed
+        printed = heading("Printed by the feedback builder / fallback", dark) + pre_text(
+            step.captured
+        )
     if not step.feedback:
-        return note("No messages were injected after this step.", dark)
+        return note("No messages were injected after this step.", dark) + printed
     parts = [
+        printed,
         heading(
             "Injected after this step",
             dark,
             f"{len(step.feedback)} message(s) the next attempt's request gains",
-        )
+        ),
     ]
     parts.extend(message_html(m, dark, label=f"feedback · {m.role}") for m in step.feedback)
     return "".join(parts)

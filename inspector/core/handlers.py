@@ -42,8 +42,10 @@ class Finished(Exception):
         output: Any = None,
         error: RunError | None = None,
         fallback_trigger: Termination | None = None,
+        captured: str = "",
     ) -> None:
         super().__init__(termination)
+        self.captured = captured  # what a fallback function printed
         self.status = status
         self.termination = termination
         self.output = output
@@ -54,9 +56,10 @@ class Finished(Exception):
 class HookError(InspectorError):
     """A user hook raised or returned something unusable; the run ends with status ``error``."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, captured: str = "") -> None:
         super().__init__(message)
         self.kind = kind
+        self.captured = captured  # what the hook printed before it broke
 
 
 def hook_error(kind: str, hook: str, reply: Reply) -> HookError:
@@ -64,14 +67,16 @@ def hook_error(kind: str, hook: str, reply: Reply) -> HookError:
     timed out or ended its worker (``fallback_function: timed out after 5 s``)."""
     assert reply.error is not None
     how = ":" if reply.ended or reply.load_failed else " raised"
-    return HookError(kind, f"{hook}{how} {reply.error}")
+    return HookError(kind, f"{hook}{how} {reply.error}", reply.captured)
 
 
-async def call_fallback(target: Target, ctx: FallbackContext, timeout_s: float) -> Any:
+async def call_fallback(target: Target, ctx: FallbackContext, timeout_s: float) -> Reply:
+    """The fallback function's reply (its value and what it printed); ``HookError`` if it
+    failed."""
     reply = await pool.call(target, (ctx,), {}, timeout_s)
     if reply.error is not None:
         raise hook_error("FallbackError", "fallback_function", reply)
-    return reply.value
+    return reply
 
 
 def fallback_problem(value: Any, schema: dict[str, Any] | None) -> str | None:
@@ -163,14 +168,17 @@ async def hand_over(
         return Finished(
             "failed", trigger, error=RunError(type=failure_kind(trigger), message=message)
         )
-    if fallback_fn is None:
-        value = policy.fallback
-    else:
-        value = await call_fallback(fallback_fn, ctx, policy.validator_timeout_s)
+    value, captured = policy.fallback, ""
+    if fallback_fn is not None:
+        reply = await call_fallback(fallback_fn, ctx, policy.validator_timeout_s)
+        value, captured = reply.value, reply.captured
     problem = fallback_problem(value, schema)
     if problem is not None:
-        return Finished("error", trigger, error=RunError(type="InvalidFallback", message=problem))
-    return Finished("fallback", "fallback", output=value, fallback_trigger=trigger)
+        error = RunError(type="InvalidFallback", message=problem)
+        return Finished("error", trigger, error=error, captured=captured)
+    return Finished(
+        "fallback", "fallback", output=value, fallback_trigger=trigger, captured=captured
+    )
 
 
 def stopped_on_work(verdicts: Sequence[Verdict], text: str) -> Finished:

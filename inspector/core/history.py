@@ -131,18 +131,20 @@ def compose_history(
 
 async def build_custom_history(
     target: Target, ctx: FeedbackContext, timeout_s: float
-) -> list[Message]:
+) -> tuple[list[Message], str]:
+    """The builder's next history and what it printed; ``HookError`` if it failed."""
     reply = await pool.call(target, (ctx,), {}, timeout_s)
     if reply.error is not None:
         raise hook_error("FeedbackBuilderError", "feedback_builder", reply)
     try:
-        return _MESSAGES.validate_python(reply.value)
+        return _MESSAGES.validate_python(reply.value), reply.captured
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise HookError(
             "FeedbackBuilderError",
             f"feedback_builder must return a list of messages: [{where}] {first['msg']}",
+            reply.captured,
         ) from None
 
 
@@ -165,6 +167,7 @@ class Conversation:
         self.prefix = list(opening)
         self.blocks: list[Block] = []
         self.messages = list(opening)
+        self.captured = ""  # what the custom builder printed on its last call
 
     def add_work(self, messages: tuple[Message, ...]) -> None:
         self.blocks.append(Work(messages))
@@ -198,7 +201,9 @@ class Conversation:
             default_next=dumps([*seen, *block.feedback]),
             prefix=dumps(self.opening),
         )
-        built = await build_custom_history(self.builder, ctx, self.policy.validator_timeout_s)
+        built, self.captured = await build_custom_history(
+            self.builder, ctx, self.policy.validator_timeout_s
+        )
         self.prefix, self.blocks, self.messages = list(built), [], list(built)
         common = 0
         for a, b in zip(built, seen, strict=False):

@@ -439,6 +439,7 @@ class Turn:
             shown = output_as_text(self.last_output) if judged_call else message.content
         feedback: list[Message] | None = None
         end: Finished | None = None
+        captured = ""  # what a feedback builder or fallback function printed
         try:
             ending = after_rejection(
                 trigger,
@@ -451,21 +452,31 @@ class Turn:
             )
             if ending is not None:
                 end = await self._hand_over(*ending, step)
+                captured = end.captured
             else:
                 self.trigger = trigger
+                self.conversation.captured = ""
                 feedback = await self.conversation.add_failure(
                     self.attempt, step.index, message, judged_call, verdicts
                 )
-        except HookError:
-            self._settle(step, shown, None, replaced=False)
+                captured = self.conversation.captured
+        except HookError as exc:
+            self._settle(step, shown, None, replaced=False, captured=exc.captured)
             raise
-        self._settle(step, shown, feedback, replaced=end is None or end.status == "fallback")
+        replaced = end is None or end.status == "fallback"
+        self._settle(step, shown, feedback, replaced=replaced, captured=captured)
         if end is not None:
             self._end(end)
         self.attempt += 1
 
     def _settle(
-        self, step: Step, shown: str | None, feedback: list[Message] | None, *, replaced: bool
+        self,
+        step: Step,
+        shown: str | None,
+        feedback: list[Message] | None,
+        *,
+        replaced: bool,
+        captured: str = "",
     ) -> None:
         """Applies the clearing rule to a rejected step and finishes it (``feedback``: None when
         no retry follows)."""
@@ -475,7 +486,9 @@ class Turn:
         self.transcript.extend(settled.transcript)
         if feedback is not None:
             self.emit(FeedbackInjected(run_id=self.run_id, index=step.index, messages=feedback))
-        update = {"cleared": settled.cleared, "feedback": feedback or []}
+        update: dict[str, Any] = {"cleared": settled.cleared, "feedback": feedback or []}
+        if captured:
+            update["captured"] = captured
         self._finish_step(step.model_copy(update=update))
 
     # ---- handlers (B5) -------------------------------------------------------------------------

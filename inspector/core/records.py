@@ -161,6 +161,9 @@ class Step(_Record):
     ttft_ms: float | None = None
     error: str | None = None  # provider / tool error for a step whose status is "error"
     raw: RawExchange | None = None
+    # What the feedback builder or fallback function printed while handling this rejected step
+    # (left out when nothing; a validator's or tool's output is on its verdict or result).
+    captured: str | None = Field(default=None, exclude_if=_is_none)
 
 
 class Budgets(_Record):

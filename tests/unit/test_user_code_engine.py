@@ -113,3 +113,92 @@ async def test_a_hook_that_hangs_or_dies_ends_the_run_in_error(
     assert record.status == "error"
     assert record.error is not None and record.error.message == message
     assert all(s.status != "pending" for s in record.steps)
+
+
+PRINTING_PY = """
+def rejects(output, ctx):
+    return "no"
+
+def builder(ctx):
+    print("building after attempt", ctx.attempt)
+    return ctx.default_next
+
+def fallback(ctx):
+    print("falling back")
+    return "fallback text"
+
+def broken_builder(ctx):
+    print("about to break")
+    raise ValueError("broken")
+"""
+
+
+@pytest.mark.parametrize(
+    ("policy", "captured"),
+    [
+        (
+            {"feedback_history": "custom", "feedback_builder": "hooks.py:builder"},
+            ["building after attempt 1\n", None],
+        ),
+        (
+            {"on_invalid_output": "fallback", "fallback_function": "hooks.py:fallback"},
+            [None, "falling back\n"],
+        ),
+        (
+            {"feedback_history": "custom", "feedback_builder": "hooks.py:broken_builder"},
+            ["about to break\n"],
+        ),
+    ],
+)
+async def test_what_a_hook_printed_is_kept_on_the_step_it_handled(
+    tmp_path: Path, policy: dict[str, Any], captured: list[str | None]
+) -> None:
+    (tmp_path / "hooks.py").write_text(PRINTING_PY, encoding="utf-8")
+    sc = scenario_from_dict(
+        {
+            "name": "hooks",
+            "prompt": {"user": "hi"},
+            "validators": [{"kind": "python", "function": "hooks.py:rejects"}],
+            "policy": {"max_attempts": 2, **policy},
+            "script": [{"text": "one"}, {"text": "two"}],
+        },
+        source="test.toml",
+        base_dir=tmp_path,
+    )
+    record = await run_turn(sc, ScriptedProvider(sc.script))
+    assert [s.captured for s in record.steps] == captured
+    dumped = record.model_dump(mode="json")
+    assert ["captured" in s for s in dumped["steps"]] == [c is not None for c in captured]
+
+
+async def test_captured_output_is_stored_and_read_back(tmp_path: Path) -> None:
+    from inspector.store import Store
+
+    (tmp_path / "hooks.py").write_text(
+        PRINTING_PY + "\ndef lookup():\n    print('looking up')\n    return 'found'\n"
+        "\ndef loud(output, ctx):\n    print('judging', output)\n    return 'no'\n",
+        encoding="utf-8",
+    )
+    sc = scenario_from_dict(
+        {
+            "name": "hooks",
+            "prompt": {"user": "hi"},
+            "tools": [{"name": "lookup", "function": "hooks.py:lookup"}],
+            "validators": [{"kind": "python", "function": "hooks.py:loud"}],
+            "policy": {
+                "max_attempts": 2,
+                "feedback_history": "custom",
+                "feedback_builder": "hooks.py:builder",
+            },
+            "script": [{"tool_calls": [{"name": "lookup"}]}, {"text": "one"}, {"text": "two"}],
+        },
+        source="test.toml",
+        base_dir=tmp_path,
+    )
+    with Store.open(tmp_path / "runs.sqlite3") as store:
+        record = await run_turn(sc, ScriptedProvider(sc.script), store.recorder())
+        stored = store.load(record.run_id)
+    assert stored.model_dump() == record.model_dump()
+    assert stored.steps[0].tool_results[0].captured == "looking up\n"
+    assert stored.steps[1].verdicts[0].captured == "judging one\n"
+    assert stored.steps[1].captured == "building after attempt 1\n"

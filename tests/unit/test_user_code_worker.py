@@ -21,6 +21,7 @@ from inspector.core.worker import pool
 from inspector.core.worker.contexts import ValidatorContext
 from inspector.core.worker.ending import clip, died
 from inspector.core.worker.protocol import CAPTURE_LIMIT, Reply, Target
+from inspector.core.worker.scrub import scrub, secret_values
 
 HOSTILE_PY = """
 import asyncio
@@ -356,3 +357,41 @@ def test_a_checked_file_is_checked_again_once_it_changes(tmp_path: Path) -> None
     os.utime(path, ns=(stamp, stamp))
     with pytest.raises(ScenarioError, match="has no function 'f'"):
         pool.check([target(tmp_path, "f")])
+
+
+def test_secret_values_and_scrub() -> None:
+    environ = {
+        "OPENAI_API_KEY": "sk-0123456789abcdef",
+        "GITHUB_TOKEN": "ghp_longtokenvalue",
+        "DB_PASSWORD": "short",  # too short to hide without blanking ordinary words
+        "HOME": "/home/someone/long/path",
+    }
+    secrets = secret_values(environ)
+    assert secrets == ["sk-0123456789abcdef", "ghp_longtokenvalue"]
+    text = "key=sk-0123456789abcdef token ghp_longtokenvalue home /home/someone/long/path"
+    assert scrub(text, secrets) == "key=[redacted] token [redacted] home /home/someone/long/path"
+
+
+async def test_a_printed_or_raised_key_never_leaves_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INSPECTOR_TEST_API_KEY", "sk-test-0123456789")
+    (tmp_path / "hostile.py").write_text(
+        "import os\ndef leak(x):\n    key = os.environ['INSPECTOR_TEST_API_KEY']\n"
+        "    print('using', key)\n    raise ValueError(f'bad key {key}')\n",
+        encoding="utf-8",
+    )
+    pool.shutdown()  # a worker started now sees the variable
+    reply = await pool.call(target(tmp_path, "leak"), (1,), {}, 5)
+    assert reply.captured == "using [redacted]\n"
+    assert reply.error == "ValueError: bad key [redacted]"
+
+
+async def test_importing_a_file_does_not_count_against_the_calls_deadline(tmp_path: Path) -> None:
+    (tmp_path / "hostile.py").write_text(
+        "import time\ntime.sleep(0.6)  # a heavy import\ndef f(x):\n    return x\n",
+        encoding="utf-8",
+    )
+    pool.shutdown()  # fresh workers: the file is imported within this call
+    reply = await call(tmp_path, "f", 5, timeout_s=0.3)
+    assert (reply.value, reply.error) == (5, None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import dataclasses
 import math
 import os
 import socket
@@ -30,6 +31,7 @@ from inspector.core.errors import ScenarioError
 from inspector.core.loading import ModuleLoadError
 from inspector.core.worker.ending import clip, died, timed_out
 from inspector.core.worker.protocol import CAPTURE_LIMIT, Call, Check, Names, Reply, Request, Target
+from inspector.core.worker.scrub import scrub, secret_values
 
 __all__ = [
     "MEMORY_ENV",
@@ -102,6 +104,7 @@ class WorkerProcess:
             theirs.close()
         self.conn = Connection(ours.detach())
         self.ready = False
+        self.loaded: dict[Target, tuple[int, int]] = {}  # imported here: file mtime, generation
 
     @property
     def pid(self) -> int:
@@ -256,18 +259,46 @@ def forget(path: object = None) -> None:
     _generation += 1
 
 
+def _clean(reply: Reply) -> Reply:
+    """The reply with the environment's secrets out of its captured output and error."""
+    if not reply.captured and reply.error is None:
+        return reply
+    secrets = secret_values(os.environ)
+    if not secrets:
+        return reply
+    return dataclasses.replace(
+        reply,
+        captured=scrub(reply.captured, secrets),
+        error=None if reply.error is None else scrub(reply.error, secrets),
+    )
+
+
 async def call(
     target: Target, args: tuple[Any, ...], kwargs: dict[str, Any], timeout_s: float
 ) -> Reply:
     """Calls the user function ``target`` in a worker, within ``timeout_s`` (the worker's
     start-up not counted). Every failure is a ``Reply`` with ``error`` set; cancellation kills
-    the worker and passes on."""
+    the worker and passes on. Secrets of the environment never appear in ``captured`` or
+    ``error`` (``scrub``)."""
+    return _clean(await _call(target, args, kwargs, timeout_s))
+
+
+async def _call(
+    target: Target, args: tuple[Any, ...], kwargs: dict[str, Any], timeout_s: float
+) -> Reply:
     worker = _take()
     reusable = False
     try:
-        if not worker.ready:
-            async with asyncio.timeout(START_TIMEOUT_S):
-                worker.started(await worker.receive())
+        try:
+            if not worker.ready:
+                async with asyncio.timeout(START_TIMEOUT_S):
+                    worker.started(await worker.receive())
+            loaded = await _load(worker, target)
+        except TimeoutError:
+            return Reply(error=f"the user-code worker did not start within {START_TIMEOUT_S:g} s")
+        if loaded is not None:
+            reusable = not loaded.retire
+            return loaded
         worker.send(Call(target, args, kwargs, _generation))
         try:
             try:
@@ -288,6 +319,28 @@ async def call(
             _retire(worker)
 
 
+async def _load(worker: WorkerProcess, target: Target) -> Reply | None:
+    """Has ``worker`` import ``target``'s file first when it has not yet (or the file changed),
+    so that the import's time never counts against the call's deadline; the reply of a load
+    that failed (None: loaded)."""
+    stamp = _stamp(target)
+    if stamp is not None and worker.loaded.get(target) == (stamp, _generation):
+        return None
+    worker.send(Check((target,), _generation))
+    try:
+        async with asyncio.timeout(LOAD_TIMEOUT_S):
+            reply = await worker.receive()
+    except TimeoutError:
+        file = target.ref.rpartition(":")[0]
+        message = f"importing {file} took longer than {LOAD_TIMEOUT_S:g} s"
+        return Reply(error=message, load_failed=True, ended=True, captured=worker.captured())
+    if reply.error is not None:
+        return reply
+    if stamp is not None:
+        worker.loaded[target] = (stamp, _generation)
+    return None
+
+
 def _blocking(request: Request, timeout_s: float) -> Reply:
     """One request, waiting in this thread (load-time checks, before any event loop runs)."""
     worker = _take()
@@ -295,10 +348,15 @@ def _blocking(request: Request, timeout_s: float) -> Reply:
     try:
         if not worker.ready:
             worker.started(worker.receive_blocking(START_TIMEOUT_S))
+        stamps = [_stamp(t) for t in request.targets] if isinstance(request, Check) else []
         worker.send(request)
         reply = worker.receive_blocking(_seconds(timeout_s))
         reusable = not reply.retire
-        return reply
+        if isinstance(request, Check) and reply.error is None:
+            for target, stamp in zip(request.targets, stamps, strict=True):
+                if stamp is not None:
+                    worker.loaded[target] = (stamp, request.generation)
+        return _clean(reply)
     finally:
         if reusable:
             _give_back(worker)
