@@ -43,7 +43,6 @@ __all__ = [
     "function_names",
     "live_workers",
     "memory_limit_mb",
-    "prewarm",
     "shutdown",
 ]
 
@@ -220,17 +219,6 @@ def _retire(worker: WorkerProcess) -> None:
     with _lock:
         _live.discard(worker)
     worker.kill()
-
-
-def prewarm() -> None:
-    """Starts a worker now (without waiting for it) when none is idle, so that the first call
-    of a turn finds it started."""
-    with _lock:
-        if _idle:
-            return
-        worker = WorkerProcess()
-        _live.add(worker)
-        _idle.append(worker)
 
 
 def live_workers() -> list[int]:
