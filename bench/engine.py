@@ -8,9 +8,11 @@ the same turns, interleaved, in the same process; a turn's median wall time divi
 model calls is the per-step cost.
 
 Both frameworks call the same Python tool, loaded from the same file: a ``def lookup`` (variant
-"sync"; each framework runs it in a worker thread) or an ``async def lookup`` (variant "async";
-awaited on the event loop). The engine loads user functions from a file next to its scenario,
-so the tool modules are written to a temporary directory that serves as the scenario's folder.
+"sync") or an ``async def lookup`` (variant "async"). pydantic-ai runs a sync tool in a worker
+thread and awaits an async one on its event loop; the engine runs both in its user-code worker
+process (``docs/user-code.md``), so its figures include that process hop. The engine loads
+user functions from a file next to its scenario, so the tool modules are written to a temporary
+directory that serves as the scenario's folder.
 A third, informational variant ("floor") runs the engine with a canned tool ``result`` (no
 function call): the engine's own cost per step, without any tool.
 
@@ -84,8 +86,8 @@ TOOL_MODULES = {
 TOOL_VARIANTS = ("sync", "async")  # compared with pydantic-ai, with goals
 FLOOR = "floor"  # engine only, canned result: informational
 VARIANT_TITLES = {
-    "sync": "(a) sync tool: `def lookup` on both sides (run in a worker thread)",
-    "async": "(b) async tool: `async def lookup` on both sides (awaited on the event loop)",
+    "sync": "(a) sync tool: `def lookup` on both sides",
+    "async": "(b) async tool: `async def lookup` on both sides",
     FLOOR: "Engine floor: canned tool `result`, no function call (informational, no goals)",
 }
 
@@ -393,8 +395,9 @@ def section(results: Results) -> str:
         "model calls), run by the engine (`run_turn` + `ScriptedProvider`) and by pydantic-ai "
         "(`Agent` + `FunctionModel`) in the same process, interleaved. Both call the same Python "
         "tool, loaded from the same file (written to a temporary scenario folder at start): "
-        "`def lookup(q: str) -> str` in (a), `async def lookup` in (b); each framework runs a "
-        "sync tool in a worker thread and awaits an async one. ms/step = median turn wall time "
+        "`def lookup(q: str) -> str` in (a), `async def lookup` in (b); pydantic-ai runs a sync "
+        "tool in a worker thread and awaits an async one, the engine runs both in its user-code "
+        "worker process (a process hop per call, for isolation). ms/step = median turn wall time "
         "/ (N + 1). pydantic-ai's model function is `async def` (a plain `def` runs in a worker "
         "thread and costs more), so the reference is its faster setup. Goals, per variant: "
         "ratio ≤ 0.1 at every length; 1,000-step per-step within 2x of 10-step per-step. "

@@ -12,7 +12,8 @@ What is measured:
    running the same compiled validators directly over the same outputs (``judge_all`` in a loop,
    the floor: what re-validation adds is reading each step's candidate and building its result).
    Built-in validators (regex, length, non-empty), and informationally the same plus one python
-   validator (which runs in a worker thread per call). Goal: built-ins < 1 s.
+   validator (which runs in the user-code worker process; bench/usercode.py measures that hop).
+   Goal: built-ins < 1 s.
 
 Usage: ``python bench/replay.py [--write bench/RESULTS.md] [--quick]``. Without ``--quick`` the
 exit status is 1 when a goal is missed.
@@ -253,8 +254,8 @@ def section(
         lines.append(f"| {name} | {ours:.0f} | {floor:.0f} | {ours / floor:.2f}x | {goal} |")
     lines += [
         "",
-        "A python validator runs in a worker thread per call (so a slow or hung one cannot "
-        "block the window); thread hand-offs dominate its row and swing by ±50% from run to "
+        "A python validator runs in a worker process per call (so a slow or hung one cannot "
+        "block the window); process hand-offs dominate its row and swing from run to "
         "run on a shared 2-core machine, so the goal is stated for the built-ins. What "
         "re-validation adds over the floor: reading each step's candidate, comparing with the "
         "recorded verdicts, and the result model (one entry per verdict).",

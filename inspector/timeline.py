@@ -1,6 +1,7 @@
 """A readable, live timeline of a turn for the terminal: one line per step as it finishes
-(attempt, kind, status, verdicts, forced markers, tokens, latency), feedback under it, and a
-summary when the run ends. An event subscriber like the store and the GUI."""
+(attempt, kind, status, verdicts, forced markers, tokens, latency), what user code printed and
+the feedback under it, and a summary when the run ends. An event subscriber like the store and
+the GUI."""
 
 from __future__ import annotations
 
@@ -65,6 +66,26 @@ def step_line(step: Step) -> str:
     return "  ".join(p for p in parts if p)
 
 
+CAPTURED_LINES = 10  # per validator or tool; the record keeps up to 16,000 characters
+
+
+def captured_lines(step: Step) -> list[str]:
+    """What the step's python validators and tool functions printed, each under its name."""
+    printed = [(f"validator {v.validator}", v.captured) for v in step.verdicts]
+    printed += [(f"tool {r.name}", r.captured) for r in step.tool_results]
+    printed.append(("the feedback builder / fallback function", step.captured))
+    lines: list[str] = []
+    for who, text in printed:
+        if not text:
+            continue
+        lines.append(f"       ↳ printed by {who}:")
+        shown = text.splitlines()
+        lines += [f"         │ {_clip(line, 100)}" for line in shown[:CAPTURED_LINES]]
+        if len(shown) > CAPTURED_LINES:
+            lines.append(f"         │ … {len(shown) - CAPTURED_LINES} more line(s) in the record")
+    return lines
+
+
 def summary_lines(record: RunRecord) -> list[str]:
     b = record.budgets
     why = why_ended(record.termination, record.fallback_trigger)
@@ -93,6 +114,8 @@ class TimelinePrinter:
         elif isinstance(event, StepFinished):
             step = event.step
             self._write(step_line(step))
+            for line in captured_lines(step):
+                self._write(line)
             for message in step.feedback:
                 content = message.content or ", ".join(c.name for c in (message.tool_calls or ()))
                 self._write(f"       ↳ feedback ({message.role}): {_clip(content, 90)}")

@@ -2,9 +2,17 @@
 
 It is the ``agent-inspector`` console script, nothing more: ``agent-inspector`` with no command
 opens the window, and every subcommand (``run``, ``replay``, ``gui --self-test`` …) works as in
-a checkout.
+a checkout. Started with ``--user-code-worker`` it is a user-code worker process instead (the
+frozen app has no ``python -m``; see ``inspector.core.worker.pool``).
 """
 
-from inspector.cli import main
+import sys
 
-raise SystemExit(main())
+if sys.argv[1:2] == ["--user-code-worker"]:
+    from inspector.core.worker.child import main as worker_main
+
+    worker_main(sys.argv[2:])
+else:
+    from inspector.cli import main
+
+    raise SystemExit(main())

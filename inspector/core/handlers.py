@@ -4,17 +4,18 @@ feedback builder (B1), and event subscribers — each failure contained. Pure wh
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from inspector.core.errors import InspectorError, last_line
+from inspector.core.errors import InspectorError
 from inspector.core.messages import Message, ToolCall
 from inspector.core.policy import Policy
 from inspector.core.records import RunError, RunStatus, Step, Termination, ToolResult, Verdict
 from inspector.core.schema import schema_errors
+from inspector.core.worker import pool
+from inspector.core.worker.contexts import FallbackContext
+from inspector.core.worker.protocol import Reply, Target
 
 # Why a tool call the model made was never run (``tool_results[].error`` = "not executed: ...").
 SKIPPED_AT_CAP = "step cap reached"
@@ -41,8 +42,10 @@ class Finished(Exception):
         output: Any = None,
         error: RunError | None = None,
         fallback_trigger: Termination | None = None,
+        captured: str = "",
     ) -> None:
         super().__init__(termination)
+        self.captured = captured  # what a fallback function printed
         self.status = status
         self.termination = termination
         self.output = output
@@ -53,30 +56,27 @@ class Finished(Exception):
 class HookError(InspectorError):
     """A user hook raised or returned something unusable; the run ends with status ``error``."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, captured: str = "") -> None:
         super().__init__(message)
         self.kind = kind
+        self.captured = captured  # what the hook printed before it broke
 
 
-@dataclass
-class FallbackContext:
-    """What ``fallback_function(ctx)`` gets; it returns the fallback output."""
-
-    trigger: str  # validator_exhausted | step_cap | refusal | empty_final
-    attempts: int
-    steps: int
-    last_output: Any
-    verdicts: list[dict[str, Any]]
-    history: list[dict[str, Any]]
+def hook_error(kind: str, hook: str, reply: Reply) -> HookError:
+    """A user hook's call that failed: it raised (``feedback_builder raised ValueError: x``),
+    timed out or ended its worker (``fallback_function: timed out after 5 s``)."""
+    assert reply.error is not None
+    how = ":" if reply.ended or reply.load_failed else " raised"
+    return HookError(kind, f"{hook}{how} {reply.error}", reply.captured)
 
 
-def call_fallback(fn: Callable[..., Any], ctx: FallbackContext) -> Any:
-    try:
-        return fn(ctx)
-    except asyncio.CancelledError:
-        raise
-    except BaseException as exc:  # even SystemExit from user code only ends the run
-        raise HookError("FallbackError", f"fallback_function raised {last_line(exc)}") from exc
+async def call_fallback(target: Target, ctx: FallbackContext, timeout_s: float) -> Reply:
+    """The fallback function's reply (its value and what it printed); ``HookError`` if it
+    failed."""
+    reply = await pool.call(target, (ctx,), {}, timeout_s)
+    if reply.error is not None:
+        raise hook_error("FallbackError", "fallback_function", reply)
+    return reply
 
 
 def fallback_problem(value: Any, schema: dict[str, Any] | None) -> str | None:
@@ -153,12 +153,12 @@ def failure_kind(trigger: Termination) -> str:
     return kinds.get(trigger, "ValidatorExhausted")
 
 
-def hand_over(
+async def hand_over(
     trigger: Termination,
     message: str,
     policy: Policy,
     schema: dict[str, Any] | None,
-    fallback_fn: Callable[..., Any] | None,
+    fallback_fn: Target | None,
     ctx: FallbackContext,
 ) -> Finished:
     """How the matching handler ends the turn: ``failed`` with the reason (``raise``), the
@@ -168,11 +168,17 @@ def hand_over(
         return Finished(
             "failed", trigger, error=RunError(type=failure_kind(trigger), message=message)
         )
-    value = policy.fallback if fallback_fn is None else call_fallback(fallback_fn, ctx)
+    value, captured = policy.fallback, ""
+    if fallback_fn is not None:
+        reply = await call_fallback(fallback_fn, ctx, policy.validator_timeout_s)
+        value, captured = reply.value, reply.captured
     problem = fallback_problem(value, schema)
     if problem is not None:
-        return Finished("error", trigger, error=RunError(type="InvalidFallback", message=problem))
-    return Finished("fallback", "fallback", output=value, fallback_trigger=trigger)
+        error = RunError(type="InvalidFallback", message=problem)
+        return Finished("error", trigger, error=error, captured=captured)
+    return Finished(
+        "fallback", "fallback", output=value, fallback_trigger=trigger, captured=captured
+    )
 
 
 def stopped_on_work(verdicts: Sequence[Verdict], text: str) -> Finished:

@@ -10,19 +10,19 @@ stays flat). A custom ``feedback_builder`` replaces the composition altogether.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from pydantic import TypeAdapter, ValidationError
 
-from inspector.core.errors import last_line
-from inspector.core.handlers import HookError, dump_verdicts, dumps
+from inspector.core.handlers import HookError, dump_verdicts, dumps, hook_error
 from inspector.core.messages import Message, ToolCall, assistant, tool_result
 from inspector.core.output import final_tool_name
 from inspector.core.policy import Policy
 from inspector.core.records import Verdict
+from inspector.core.worker import pool
+from inspector.core.worker.contexts import FeedbackContext
+from inspector.core.worker.protocol import Target
 
 DEFAULT_FEEDBACK = "Your previous answer was rejected. Try again."
 REJECTED = "Rejected by validation."
@@ -149,37 +149,22 @@ def compose_history(
     return out
 
 
-@dataclass
-class FeedbackContext:
-    """What ``feedback_builder(ctx)`` gets; it returns the next history (list of message dicts)."""
-
-    attempt: int  # the attempt that just failed
-    step: int
-    history: list[dict[str, Any]]  # what the model saw on the failed step
-    candidate: dict[str, Any] | None  # the rejected assistant message (None for an empty reply)
-    verdicts: list[dict[str, Any]]
-    feedback: str  # the failing verdicts' feedback text
-    default_next: list[dict[str, Any]]  # what accumulate + feedback_role would send next
-    prefix: list[dict[str, Any]] = field(default_factory=list)  # the turn's opening messages
-
-
-def build_custom_history(fn: Callable[..., Any], ctx: FeedbackContext) -> list[Message]:
+async def build_custom_history(
+    target: Target, ctx: FeedbackContext, timeout_s: float
+) -> tuple[list[Message], str]:
+    """The builder's next history and what it printed; ``HookError`` if it failed."""
+    reply = await pool.call(target, (ctx,), {}, timeout_s)
+    if reply.error is not None:
+        raise hook_error("FeedbackBuilderError", "feedback_builder", reply)
     try:
-        result = fn(ctx)
-    except asyncio.CancelledError:
-        raise
-    except BaseException as exc:  # even SystemExit from user code only ends the run
-        raise HookError(
-            "FeedbackBuilderError", f"feedback_builder raised {last_line(exc)}"
-        ) from exc
-    try:
-        return _MESSAGES.validate_python(result)
+        return _MESSAGES.validate_python(reply.value), reply.captured
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise HookError(
             "FeedbackBuilderError",
             f"feedback_builder must return a list of messages: [{where}] {first['msg']}",
+            reply.captured,
         ) from None
 
 
@@ -192,7 +177,7 @@ class Conversation:
         self,
         opening: Sequence[Message],
         policy: Policy,
-        builder: Callable[..., Any] | None = None,
+        builder: Target | None = None,
         tool_names: Collection[str] = (),
     ) -> None:
         self.opening = list(opening)
@@ -204,12 +189,13 @@ class Conversation:
         # Only ever extended in place or replaced by a new list, never shortened or edited:
         # requests hold views of its prefix (``build_request``).
         self.messages = list(opening)
+        self.captured = ""  # what the custom builder printed on its last call
 
     def add_work(self, messages: tuple[Message, ...]) -> None:
         self.blocks.append(Work(messages))
         self.messages.extend(messages)
 
-    def add_failure(
+    async def add_failure(
         self,
         attempt: int,
         index: int,
@@ -237,7 +223,9 @@ class Conversation:
             default_next=dumps([*seen, *block.feedback]),
             prefix=dumps(self.opening),
         )
-        built = build_custom_history(self.builder, ctx)
+        built, self.captured = await build_custom_history(
+            self.builder, ctx, self.policy.validator_timeout_s
+        )
         self.prefix, self.blocks, self.messages = list(built), [], list(built)
         common = 0
         for a, b in zip(built, seen, strict=False):

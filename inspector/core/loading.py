@@ -103,6 +103,13 @@ def forget(path: Path) -> None:
                 sys.modules.pop(module.__name__, None)
 
 
+def reset() -> None:
+    """Drops every loaded user file: the next load of each reads it afresh."""
+    for module in _modules.values():
+        sys.modules.pop(module.__name__, None)
+    _modules.clear()
+
+
 def load_function(ref: str, base_dir: Path, what: str) -> Callable[..., Any]:
     file, name = split_ref(ref, what)
     module = load_module(base_dir / file, what)

@@ -34,7 +34,6 @@ from inspector.core.handlers import (
     SKIPPED_AT_CAP,
     SKIPPED_BESIDE_FINAL,
     SKIPPED_BY_STOP,
-    FallbackContext,
     Finished,
     HookError,
     after_rejection,
@@ -48,7 +47,6 @@ from inspector.core.handlers import (
     stopped_on_work,
 )
 from inspector.core.history import Conversation, effective_policy, policy_notes
-from inspector.core.loading import load_function
 from inspector.core.messages import Message, ToolCall, assistant, tool_result
 from inspector.core.output import Candidate, output_as_text, read_candidate, scenario_plan
 from inspector.core.provider import Provider, system_in_conversation
@@ -68,6 +66,9 @@ from inspector.core.streaming import OpenStep, consume
 from inspector.core.tools import RecordedResults, ToolBox
 from inspector.core.transcript import settle_failed_attempt
 from inspector.core.validators import ValidationContext, compile_validators, judge_all
+from inspector.core.worker import pool
+from inspector.core.worker.contexts import FallbackContext
+from inspector.core.worker.protocol import Target
 
 Clock = Callable[[], float]
 
@@ -121,15 +122,16 @@ class Turn:
         )
         self.plan = scenario_plan(scenario)
         self.builder = (
-            load_function(policy.feedback_builder, base, f"{source}: policy.feedback_builder")
+            Target(policy.feedback_builder, str(base), f"{source}: policy.feedback_builder")
             if policy.feedback_history == "custom"
             else None
         )
         self.fallback_fn = (
-            load_function(policy.fallback_function, base, f"{source}: policy.fallback_function")
+            Target(policy.fallback_function, str(base), f"{source}: policy.fallback_function")
             if policy.fallback_function
             else None
         )
+        pool.check([t for t in (self.builder, self.fallback_fn) if t is not None])
         self.every_step = any(v.spec.when == "every_step" for v in self.validators)
         self.offered = list(self.tools.specs)
         if self.plan.final_tool is not None:
@@ -351,7 +353,8 @@ class Turn:
             # Nobody would ever see these results: the turn cannot call the model again.
             skipped = not_executed(calls, SKIPPED_AT_CAP)
             self._finish_step(step.model_copy(update={"tool_results": skipped}))
-            self._end(self._hand_over("step_cap", cap_message(self.policy.max_steps, step), step))
+            message = cap_message(self.policy.max_steps, step)
+            self._end(await self._hand_over("step_cap", message, step))
         assert self.open is not None
         results = self.open.tool_results  # what a cancelled step keeps, too
         for call in calls:
@@ -438,6 +441,7 @@ class Turn:
             shown = output_as_text(self.last_output) if judged_call else message.content
         feedback: list[Message] | None = None
         end: Finished | None = None
+        captured = ""  # what a feedback builder or fallback function printed
         try:
             ending = after_rejection(
                 trigger,
@@ -449,22 +453,32 @@ class Turn:
                 refusal=message.content if message else None,
             )
             if ending is not None:
-                end = self._hand_over(*ending, step)
+                end = await self._hand_over(*ending, step)
+                captured = end.captured
             else:
                 self.trigger = trigger
-                feedback = self.conversation.add_failure(
+                self.conversation.captured = ""
+                feedback = await self.conversation.add_failure(
                     self.attempt, step.index, message, judged_call, verdicts
                 )
-        except HookError:
-            self._settle(step, shown, None, replaced=False)
+                captured = self.conversation.captured
+        except HookError as exc:
+            self._settle(step, shown, None, replaced=False, captured=exc.captured)
             raise
-        self._settle(step, shown, feedback, replaced=end is None or end.status == "fallback")
+        replaced = end is None or end.status == "fallback"
+        self._settle(step, shown, feedback, replaced=replaced, captured=captured)
         if end is not None:
             self._end(end)
         self.attempt += 1
 
     def _settle(
-        self, step: Step, shown: str | None, feedback: list[Message] | None, *, replaced: bool
+        self,
+        step: Step,
+        shown: str | None,
+        feedback: list[Message] | None,
+        *,
+        replaced: bool,
+        captured: str = "",
     ) -> None:
         """Applies the clearing rule to a rejected step and finishes it (``feedback``: None when
         no retry follows)."""
@@ -474,12 +488,14 @@ class Turn:
         self.transcript.extend(settled.transcript)
         if feedback is not None:
             self.emit(FeedbackInjected(run_id=self.run_id, index=step.index, messages=feedback))
-        update = {"cleared": settled.cleared, "feedback": feedback or []}
+        update: dict[str, Any] = {"cleared": settled.cleared, "feedback": feedback or []}
+        if captured:
+            update["captured"] = captured
         self._finish_step(step.model_copy(update=update))
 
     # ---- handlers (B5) -------------------------------------------------------------------------
 
-    def _hand_over(self, trigger: Termination, message: str, step: Step) -> Finished:
+    async def _hand_over(self, trigger: Termination, message: str, step: Step) -> Finished:
         """The outcome of the handler for ``trigger`` (nothing is published until ``_end``)."""
         self.trigger = trigger
         ctx = FallbackContext(
@@ -490,7 +506,9 @@ class Turn:
             verdicts=dump_verdicts(self.last_verdicts),
             history=dumps(self.conversation.messages),
         )
-        return hand_over(trigger, message, self.policy, self.plan.schema, self.fallback_fn, ctx)
+        return await hand_over(
+            trigger, message, self.policy, self.plan.schema, self.fallback_fn, ctx
+        )
 
     def _end(self, outcome: Finished) -> NoReturn:
         """Ends the turn; a fallback is published (and kept in the transcript if asked) here."""

@@ -84,12 +84,17 @@ class StepResponse(_Record):
     reasoning: str | None = None  # thinking / reasoning text where the provider sends it
 
 
+def _is_none(value: object) -> bool:
+    return value is None
+
+
 class ToolResult(_Record):
     tool_call_id: str
     name: str
     content: str
     error: str | None = None
     replayed: bool = False  # True when a replay reused the recorded result (side-effect tools)
+    captured: str | None = Field(default=None, exclude_if=_is_none)  # what the tool printed
 
 
 class SourceLocation(_Record):
@@ -97,10 +102,6 @@ class SourceLocation(_Record):
 
     file: str
     line: int
-
-
-def _is_none(value: object) -> bool:
-    return value is None
 
 
 class Verdict(_Record):
@@ -112,6 +113,9 @@ class Verdict(_Record):
     # An ``error`` verdict of a python validator: where in the user's file it raised. Left out
     # of the JSON when unknown, so records without it read and write exactly as before.
     location: SourceLocation | None = Field(default=None, exclude_if=_is_none)
+    # What a python validator wrote to stdout/stderr during this call (capped; left out when
+    # nothing): shown with the verdict, never mixed into the app's own output.
+    captured: str | None = Field(default=None, exclude_if=_is_none)
 
     @classmethod
     def passed(cls, validator: str, reason: str = "") -> Verdict:
@@ -158,6 +162,9 @@ class Step(_Record):
     ttft_ms: float | None = None
     error: str | None = None  # provider / tool error for a step whose status is "error"
     raw: RawExchange | None = None
+    # What the feedback builder or fallback function printed while handling this rejected step
+    # (left out when nothing; a validator's or tool's output is on its verdict or result).
+    captured: str | None = Field(default=None, exclude_if=_is_none)
 
 
 class Budgets(_Record):

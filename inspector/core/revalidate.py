@@ -22,7 +22,6 @@ from typing import Any, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from inspector.core.errors import ScenarioError
-from inspector.core.loading import load_module
 from inspector.core.output import OutputPlan, read_candidate, scenario_plan
 from inspector.core.records import RunRecord, RunStatus, Step, Verdict, VerdictStatus
 from inspector.core.scenario import (
@@ -39,6 +38,7 @@ from inspector.core.validators import (
     compile_validators,
     judge_all,
 )
+from inspector.core.worker import pool
 
 __all__ = [
     "Flip",
@@ -135,7 +135,7 @@ def _validators_from_toml(path: Path) -> ValidatorSet:
 def _validators_from_python(path: Path, scenario: Scenario) -> ValidatorSet:
     """The scenario's validators, each python one whose name (or function name) is a function
     of ``path`` pointing at that function instead; its name is kept, so verdicts compare."""
-    module = load_module(path, str(path))
+    defined = set(pool.function_names(str(path)))  # loaded in a worker, never here
     resolved = path.resolve()
     specs: list[ValidatorSpec] = []
     replaced: list[str] = []
@@ -143,7 +143,7 @@ def _validators_from_python(path: Path, scenario: Scenario) -> ValidatorSet:
         if isinstance(spec, Python):
             function = spec.function.rpartition(":")[2]
             name = spec.name or function
-            new = next((n for n in (name, function) if callable(getattr(module, n, None))), None)
+            new = next((n for n in (name, function) if n in defined), None)
             if new is not None:
                 spec = spec.model_copy(update={"function": f"{resolved}:{new}", "name": name})
                 replaced.append(name)

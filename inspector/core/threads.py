@@ -1,4 +1,5 @@
-"""Runs blocking user code (sync validators and tools) off the event loop."""
+"""Runs blocking jobs (the window's re-validation, with its own store) on daemon threads, off
+the event loop. User code never runs here: it runs in a worker process (``core.worker``)."""
 
 from __future__ import annotations
 

@@ -1,23 +1,21 @@
 """User tools: canned results or ``file.py:function`` (sync or async).
 
-A tool that raises, an unknown tool name or arguments that miss the schema give the model an
-error result — never a crash."""
+A tool function runs in a user-code worker process (``inspector.core.worker``). A tool that
+raises, hangs, exits or crashes its worker, an unknown tool name or arguments that miss the
+schema give the model an error result — never a crash. What the tool printed is kept on its
+result (``captured``)."""
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-from inspector.core.errors import last_line
-from inspector.core.loading import load_function
 from inspector.core.messages import ToolCall, content_text
 from inspector.core.records import ToolResult, ToolSpec
 from inspector.core.scenario import ToolConfig
 from inspector.core.schema import compile_schema, schema_errors
-from inspector.core.threads import in_daemon_thread
+from inspector.core.worker import pool
+from inspector.core.worker.protocol import Target
 
 # A replay's hook: the recorded result for a call of a side-effect tool (None: not recorded).
 RecordedResults = Callable[[ToolCall, ToolConfig], ToolResult | None]
@@ -39,11 +37,12 @@ class ToolBox:
         self.specs = [
             ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools
         ]
-        self._functions: dict[str, Callable[..., Any]] = {
-            t.name: load_function(t.function, base_dir, f"{source}: tools[{i}].function")
+        self._functions: dict[str, Target] = {
+            t.name: Target(t.function, str(base_dir), f"{source}: tools[{i}].function")
             for i, t in enumerate(tools)
             if t.function
         }
+        pool.check(list(self._functions.values()))  # imported in a worker, never here
         self.timeout_s = timeout_s
         self._recorded = recorded
         self._argument_schemas = {t.name: compile_schema(t.parameters) for t in tools}
@@ -67,26 +66,22 @@ class ToolBox:
             return ToolResult(
                 tool_call_id=call.id, name=call.name, content=content_text(config.result)
             )
+        reply = await pool.call(fn, (), dict(call.arguments), self.timeout_s)
+        captured = reply.captured or None
+        if reply.error is not None:
+            return self._error(call, reply.error, captured)
         try:
-            # asyncio.timeout, not wait_for: on 3.11 wait_for runs the coroutine in a task of its
-            # own, from which a SystemExit raised by user code would escape the event loop.
-            async with asyncio.timeout(self.timeout_s):
-                if inspect.iscoroutinefunction(fn):
-                    value = await fn(**call.arguments)
-                else:
-                    # A daemon thread, not the loop's pool: cancelling a turn (Ctrl+C, Stop) while
-                    # a slow tool runs ends it now instead of when the tool returns.
-                    value = await in_daemon_thread(fn, **call.arguments)
-        except TimeoutError:
-            return self._error(call, f"timed out after {self.timeout_s:g} s")
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:  # even SystemExit from user code is only a tool error
-            return self._error(call, last_line(exc))
-        return ToolResult(tool_call_id=call.id, name=call.name, content=content_text(value))
+            content = content_text(reply.value)
+        except Exception as exc:  # e.g. a value json cannot write
+            return self._error(call, f"returned a result that cannot be sent as text: {exc}")
+        return ToolResult(tool_call_id=call.id, name=call.name, content=content, captured=captured)
 
     @staticmethod
-    def _error(call: ToolCall, message: str) -> ToolResult:
+    def _error(call: ToolCall, message: str, captured: str | None = None) -> ToolResult:
         return ToolResult(
-            tool_call_id=call.id, name=call.name, content=f"Error: {message}", error=message
+            tool_call_id=call.id,
+            name=call.name,
+            content=f"Error: {message}",
+            error=message,
+            captured=captured,
         )

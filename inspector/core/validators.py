@@ -2,17 +2,20 @@
 
 A validator never crashes a run: one that raises or runs past its time limit yields a verdict with
 status ``error`` carrying the exception's last line (and, for a python validator, the line of its
-file where it raised). Re-validation compiles ``tolerant``: a python validator whose file does not
-load (a syntax error mid-edit) judges every output ``error`` instead of stopping the re-validation,
-and one that timed out is not called again (its later verdicts are ``error`` at once).
+file where it raised). Python validators run in a worker process (``inspector.core.worker``):
+one that hangs, exits, crashes or runs out of memory is killed and judges ``error`` saying so,
+and what it printed is kept on its verdict (``captured``). A returned ``Verdict`` belongs to the
+validator that returned it (its name is the validator's) and must agree with itself (``ok`` and
+``status``). Re-validation compiles ``tolerant``: a python validator whose file does not load (a
+syntax error mid-edit) judges every output ``error`` instead of stopping the re-validation, and
+one that timed out or ended its worker is not called again (its later verdicts are ``error`` at
+once).
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import json
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -22,13 +25,15 @@ import regex
 from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.core.errors import ScenarioError, last_line
-from inspector.core.loading import ModuleLoadError, line_in, load_function
+from inspector.core.loading import ModuleLoadError
 from inspector.core.messages import Message, content_text
 from inspector.core.policy import MAX_COUNT
 from inspector.core.records import SourceLocation, Verdict
 from inspector.core.regex_limits import compile_pattern
 from inspector.core.schema import schema_errors, schema_problem
-from inspector.core.threads import in_daemon_thread
+from inspector.core.worker import pool
+from inspector.core.worker.contexts import ValidatorContext
+from inspector.core.worker.protocol import Target
 
 When = Literal["final", "every_step"]
 
@@ -97,8 +102,9 @@ ValidatorSpec = Annotated[
 
 @dataclass
 class ValidationContext:
-    """What a python validator's ``ctx`` offers: ``attempt`` (1-based), ``step`` (index),
-    ``history`` (the messages the model saw, as dicts) and ``stop()``."""
+    """The engine's side of a validator's ``ctx``: ``attempt`` (1-based), ``step`` (index),
+    ``history`` (the messages the model saw, as dicts) and ``stop()``. A python validator gets
+    ``for_user()``, a plain copy its worker can read; its ``stop()`` comes back here."""
 
     attempt: int
     step: int
@@ -114,6 +120,22 @@ class ValidationContext:
     def stop(self) -> None:
         """End the loop after this step, even with pending tool calls."""
         self.stopped = True
+
+    def for_user(self) -> ValidatorContext:
+        return ValidatorContext(
+            self.attempt, self.step, self.history, self.pending_tool_calls, self.scenario
+        )
+
+
+def contradiction(verdict: Verdict) -> str | None:
+    """Why a returned ``Verdict``'s fields disagree (``ok`` says one thing, ``status`` another),
+    or None."""
+    if verdict.ok != (verdict.status == "pass"):
+        return (
+            "returned a Verdict whose fields disagree: "
+            f"ok={verdict.ok} but status={verdict.status!r}"
+        )
+    return None
 
 
 class MissingField(LookupError):
@@ -132,12 +154,6 @@ def _field_value(output: Any, path: str | None) -> Any:
         else:
             raise MissingField(f"field {path!r} is not in the output")
     return node
-
-
-def raised_at(exc: BaseException, file: str) -> SourceLocation | None:
-    """Where in ``file`` the user's code raised (or called what raised), if it did."""
-    line = line_in(exc, file)
-    return None if line is None else SourceLocation(file=file, line=line)
 
 
 class Validator:
@@ -163,8 +179,7 @@ class Validator:
         self.timeout_s = timeout_s
         self._tolerant = tolerant
         self._regex: regex.Pattern[str] | None = None
-        self._fn: Callable[..., Any] | None = None
-        self._file: str | None = None  # the python function's file, for error locations
+        self._target: Target | None = None  # a python validator's function, run in a worker
         self.broken: str | None = None  # why the python function could not be loaded
         self._broken_at: SourceLocation | None = None  # where, when known
         if isinstance(spec, RegexAbsent | RegexPresent):
@@ -178,16 +193,15 @@ class Validator:
             known = ", ".join(sorted(tool_names)) or "none"
             raise ScenarioError(f"{where}.tool: no tool {spec.tool!r} (tools: {known})")
         if isinstance(spec, Python):
+            self._target = Target(spec.function, str(base_dir), f"{where}.function")
             try:
-                self._fn = load_function(spec.function, base_dir, f"{where}.function")
+                pool.check([self._target])  # imported in a worker, never in this process
             except ScenarioError as exc:
                 if not tolerant:
                     raise
                 self.broken = str(exc)
                 if isinstance(exc, ModuleLoadError) and exc.file and exc.line:
                     self._broken_at = SourceLocation(file=exc.file, line=exc.line)
-            code = getattr(self._fn, "__code__", None)
-            self._file = code.co_filename if code is not None else None
 
     def _fail(self, reason: str, default_feedback: str) -> Verdict:
         return Verdict.failed(self.name, reason, self.spec.feedback or default_feedback)
@@ -265,7 +279,10 @@ class Validator:
         if isinstance(value, str):
             return Verdict.failed(self.name, value, value)
         if isinstance(value, Verdict):
-            return value.model_copy(update={"validator": value.validator or self.name})
+            problem = contradiction(value)
+            if problem is not None:
+                return Verdict.errored(self.name, problem)
+            return value.model_copy(update={"validator": self.name})  # ours, whatever it says
         return Verdict.errored(
             self.name, f"returned {type(value).__name__}; expected None, bool, str or Verdict"
         )
@@ -274,32 +291,34 @@ class Validator:
         if self.broken is not None:
             return Verdict.errored(self.name, self.broken, self._broken_at)
         try:
-            if self._fn is None:
+            if self._target is None:
                 return self._builtin(output, ctx)  # bounded: regexes carry their own timeout
-            fn = self._fn
             value = _field_value(output, self.spec.field)
-            # asyncio.timeout, not wait_for: on 3.11 wait_for runs the coroutine in a task of its
-            # own, from which a SystemExit raised by user code would escape the event loop.
-            async with asyncio.timeout(self.timeout_s):
-                if inspect.iscoroutinefunction(fn):
-                    result = await fn(value, ctx)
-                else:
-                    result = await in_daemon_thread(fn, value, ctx)
-        except TimeoutError:
-            reason = f"timed out after {self.timeout_s:g} s"
-            if self._tolerant:
-                # A timed-out call still runs on its thread (it cannot be stopped): re-judging
-                # hundreds of outputs would pile up hung threads that starve the GIL.
-                self.broken = f"{reason} on an earlier output: not called again"
-            return Verdict.errored(self.name, reason)
-        except asyncio.CancelledError:
-            raise
+        except TimeoutError:  # a regex search past the time limit
+            return Verdict.errored(self.name, f"timed out after {self.timeout_s:g} s")
         except MissingField as exc:
             return Verdict.errored(self.name, str(exc))
-        except BaseException as exc:  # even SystemExit from user code is only a verdict
-            where = raised_at(exc, self._file) if self._file else None
-            return Verdict.errored(self.name, last_line(exc), where)
-        return self._from_return(result)
+        except Exception as exc:  # a bug of a built-in: still only a verdict
+            return Verdict.errored(self.name, last_line(exc))
+        reply = await pool.call(self._target, (value, ctx.for_user()), {}, self.timeout_s)
+        if reply.error is None:
+            if reply.stopped:
+                ctx.stop()
+            verdict = self._from_return(reply.value)
+        else:
+            at = (
+                SourceLocation(file=reply.file, line=reply.line)
+                if reply.file and reply.line
+                else None
+            )
+            verdict = Verdict.errored(self.name, reply.error, at)
+            if self._tolerant and reply.ended:
+                # Killing and restarting a worker per output would make re-judging hundreds of
+                # outputs take minutes: one such call is enough to say what is wrong.
+                self.broken = f"{reply.error} on an earlier output: not called again"
+        if reply.captured:
+            verdict = verdict.model_copy(update={"captured": reply.captured})
+        return verdict
 
 
 def _spec_name(spec: _Spec) -> str:

@@ -295,8 +295,8 @@ def _frame_hashes(rows: list[Any]) -> set[str]:
 
 def _verdicts(conn: sqlite3.Connection, run_id: str) -> dict[int, list[Verdict]]:
     out: dict[int, list[Verdict]] = {}
-    for idx, validator, ok, status, reason, feedback, location in conn.execute(
-        "SELECT idx, validator, ok, status, reason, feedback, location FROM verdicts"
+    for idx, validator, ok, status, reason, feedback, location, captured in conn.execute(
+        "SELECT idx, validator, ok, status, reason, feedback, location, captured FROM verdicts"
         " WHERE run_id = ? ORDER BY idx, pos",
         (run_id,),
     ):
@@ -307,6 +307,7 @@ def _verdicts(conn: sqlite3.Connection, run_id: str) -> dict[int, list[Verdict]]
             reason=reason,
             feedback=feedback,
             location=SourceLocation.model_validate_json(location) if location else None,
+            captured=captured,
         )
         out.setdefault(idx, []).append(verdict)
     return out

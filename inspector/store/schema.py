@@ -105,37 +105,43 @@ MIGRATION_3 = """
 ALTER TABLE verdicts ADD COLUMN location TEXT;
 """
 
-# Version 4: steps, verdicts, messages and frames as rowid tables. In a WITHOUT ROWID table a
+# Version 4: what a python validator printed during its call (a verdict's ``captured``; NULL
+# when nothing, as for every verdict written before).
+MIGRATION_4 = """
+ALTER TABLE verdicts ADD COLUMN captured TEXT;
+"""
+
+# Version 5: steps, verdicts, messages and frames as rowid tables. In a WITHOUT ROWID table a
 # row past ~1 kB (most steps and many messages) spills into an overflow page of its own, mostly
 # empty: half of a 100,000-step store was unused space. A rowid table keeps rows up to a page
 # inline; the old keys stay as UNIQUE constraints. New tables are filled, then the old ones
 # dropped child first (dropping ``steps`` under a live verdicts table would cascade-delete its
 # rows) and the new ones renamed, which rewrites the foreign keys naming them. Foreign keys are
 # checked at commit, when every parent is in place again.
-MIGRATION_4 = """
+MIGRATION_5 = """
 PRAGMA defer_foreign_keys = ON;
-CREATE TABLE messages_v4 (
+CREATE TABLE messages_v5 (
     id   INTEGER PRIMARY KEY,
     hash TEXT NOT NULL UNIQUE,
     body TEXT NOT NULL
 );
-INSERT INTO messages_v4 (hash, body) SELECT hash, body FROM messages;
-CREATE TABLE frames_v4 (
+INSERT INTO messages_v5 (hash, body) SELECT hash, body FROM messages;
+CREATE TABLE frames_v5 (
     id   INTEGER PRIMARY KEY,
     hash TEXT NOT NULL UNIQUE,
     body TEXT NOT NULL
 );
-INSERT INTO frames_v4 (hash, body) SELECT hash, body FROM frames;
-CREATE TABLE steps_v4 (
+INSERT INTO frames_v5 (hash, body) SELECT hash, body FROM frames;
+CREATE TABLE steps_v5 (
     id          INTEGER PRIMARY KEY,
     run_id      TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
     idx         INTEGER NOT NULL,
     attempt     INTEGER NOT NULL,
     status      TEXT NOT NULL,
-    frame       TEXT NOT NULL REFERENCES frames_v4 (hash),
+    frame       TEXT NOT NULL REFERENCES frames_v5 (hash),
     msg_keep    INTEGER NOT NULL,
     msg_added   TEXT NOT NULL,
-    raw_frame   TEXT REFERENCES frames_v4 (hash),
+    raw_frame   TEXT REFERENCES frames_v5 (hash),
     raw_keep    INTEGER,
     raw_added   TEXT,
     body        TEXT,
@@ -143,11 +149,11 @@ CREATE TABLE steps_v4 (
     forced      TEXT,
     UNIQUE (run_id, idx)
 );
-INSERT INTO steps_v4 (run_id, idx, attempt, status, frame, msg_keep, msg_added, raw_frame,
+INSERT INTO steps_v5 (run_id, idx, attempt, status, frame, msg_keep, msg_added, raw_frame,
                       raw_keep, raw_added, body, raw_response, forced)
     SELECT run_id, idx, attempt, status, frame, msg_keep, msg_added, raw_frame, raw_keep,
            raw_added, body, raw_response, forced FROM steps ORDER BY run_id, idx;
-CREATE TABLE verdicts_v4 (
+CREATE TABLE verdicts_v5 (
     id        INTEGER PRIMARY KEY,
     run_id    TEXT NOT NULL,
     idx       INTEGER NOT NULL,
@@ -158,25 +164,34 @@ CREATE TABLE verdicts_v4 (
     reason    TEXT NOT NULL,
     feedback  TEXT,
     location  TEXT,
+    captured  TEXT,
     UNIQUE (run_id, idx, pos),
-    FOREIGN KEY (run_id, idx) REFERENCES steps_v4 (run_id, idx) ON DELETE CASCADE
+    FOREIGN KEY (run_id, idx) REFERENCES steps_v5 (run_id, idx) ON DELETE CASCADE
 );
-INSERT INTO verdicts_v4 (run_id, idx, pos, validator, ok, status, reason, feedback, location)
-    SELECT run_id, idx, pos, validator, ok, status, reason, feedback, location FROM verdicts
+INSERT INTO verdicts_v5 (run_id, idx, pos, validator, ok, status, reason, feedback, location,
+                         captured)
+    SELECT run_id, idx, pos, validator, ok, status, reason, feedback, location, captured
+    FROM verdicts
     ORDER BY run_id, idx, pos;
 DROP TABLE verdicts;
 DROP TABLE steps;
 DROP TABLE frames;
 DROP TABLE messages;
-ALTER TABLE messages_v4 RENAME TO messages;
-ALTER TABLE frames_v4 RENAME TO frames;
-ALTER TABLE steps_v4 RENAME TO steps;
-ALTER TABLE verdicts_v4 RENAME TO verdicts;
+ALTER TABLE messages_v5 RENAME TO messages;
+ALTER TABLE frames_v5 RENAME TO frames;
+ALTER TABLE steps_v5 RENAME TO steps;
+ALTER TABLE verdicts_v5 RENAME TO verdicts;
 CREATE INDEX steps_pending ON steps (run_id) WHERE status = 'pending';
 CREATE INDEX verdicts_by_validator ON verdicts (validator, status);
 """
 
-MIGRATIONS: tuple[str, ...] = (MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4)
+MIGRATIONS: tuple[str, ...] = (
+    MIGRATION_1,
+    MIGRATION_2,
+    MIGRATION_3,
+    MIGRATION_4,
+    MIGRATION_5,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

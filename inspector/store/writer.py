@@ -226,8 +226,8 @@ class RowWriter:
             raise StoreError(f"run {run_id!r} step {index} is already final in {self.path}")
         self.conn.executemany(
             "INSERT INTO verdicts"
-            " (run_id, idx, pos, validator, ok, status, reason, feedback, location)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
+            " (run_id, idx, pos, validator, ok, status, reason, feedback, location, captured)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     run_id,
@@ -239,6 +239,7 @@ class RowWriter:
                     v.reason,
                     v.feedback,
                     v.location.model_dump_json() if v.location is not None else None,
+                    v.captured,
                 )
                 for pos, v in enumerate(verdicts)
             ],

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from inspector.core.asyncrun import run_small
 from inspector.core.errors import InspectorError, ScenarioError
-from inspector.core.loading import forget, split_ref
+from inspector.core.loading import split_ref
 from inspector.core.recording import scenario_of
 from inspector.core.records import RunRecord
 from inspector.core.revalidate import (
@@ -33,6 +33,7 @@ from inspector.core.revalidate import (
 )
 from inspector.core.scenario import Scenario
 from inspector.core.validators import Python, Validator
+from inspector.core.worker.pool import forget
 from inspector.resources import resolve_scenario
 from inspector.store import RunSummary, Store
 

@@ -75,7 +75,7 @@ def test_a_version_1_store_opens_migrated(tmp_path: Path) -> None:
         assert [s.status for s in dead.steps] == ["interrupted"]
         assert [s.status for s in store.runs()] == ["interrupted", "succeeded"]
     conn = sqlite3.connect(path)
-    assert current_version(conn) == SCHEMA_VERSION == 4
+    assert current_version(conn) == SCHEMA_VERSION == 5
     columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
     assert {"writer_host", "writer_pid"} <= columns
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -107,7 +107,8 @@ def test_a_newer_store_is_refused(tmp_path: Path) -> None:
     with conn:
         conn.execute("UPDATE schema_version SET version = 99")
     conn.close()
-    with pytest.raises(StoreError, match=r"schema version 99 is newer than .* understands \(4\)"):
+    newer = rf"schema version 99 is newer than .* understands \({SCHEMA_VERSION}\)"
+    with pytest.raises(StoreError, match=newer):
         Store.open(path)
 
 
@@ -125,13 +126,13 @@ def test_a_folder_in_the_way(tmp_path: Path) -> None:
         Store.open(tmp_path / "runs.sqlite3")
 
 
-def test_a_version_3_store_keeps_every_row_as_rowid_tables(tmp_path: Path) -> None:
-    # Issue 18 item 7: version 4 rebuilds steps, verdicts, messages and frames as rowid tables.
+def test_a_version_4_store_keeps_every_row_as_rowid_tables(tmp_path: Path) -> None:
+    # Issue 18 item 7: version 5 rebuilds steps, verdicts, messages and frames as rowid tables.
     path = tmp_path / "runs.sqlite3"
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA foreign_keys = ON")
     with conn:
-        assert migrate(conn, target=3) == 3
+        assert migrate(conn, target=4) == 4
     written = [every_shape(), long_turn(12)]
     for record in written:
         Store(conn, path).save(record)
@@ -142,12 +143,12 @@ def test_a_version_3_store_keeps_every_row_as_rowid_tables(tmp_path: Path) -> No
         for record in written:
             assert store.load(record.run_id) == record
     conn = sqlite3.connect(path)
-    assert current_version(conn) == 4
+    assert current_version(conn) == SCHEMA_VERSION
     assert {t: _count(conn, t) for t in counts} == counts
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     for table in ("steps", "verdicts", "messages", "frames"):
         sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
-        assert "WITHOUT ROWID" not in sql and "_v4" not in sql, sql
+        assert "WITHOUT ROWID" not in sql and "_v5" not in sql, sql
     indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert {"steps_pending", "verdicts_by_validator"} <= indexes
     conn.close()
@@ -164,3 +165,18 @@ def test_a_version_3_store_keeps_every_row_as_rowid_tables(tmp_path: Path) -> No
 
 def _count(conn: sqlite3.Connection, table: str) -> int:
     return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def test_a_version_3_store_gains_the_captured_column(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    Store.open(path).close()
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("ALTER TABLE verdicts DROP COLUMN captured")
+        conn.execute("UPDATE schema_version SET version = 3")
+    conn.close()
+    Store.open(path).close()
+    conn = sqlite3.connect(path)
+    assert current_version(conn) == 5
+    assert "captured" in {r[1] for r in conn.execute("PRAGMA table_info(verdicts)")}
+    conn.close()

@@ -3,8 +3,8 @@ wrong — the model always gets a result, the turn never crashes."""
 
 from __future__ import annotations
 
+import os
 import textwrap
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +27,13 @@ NAME_PARAMS = {
 }
 TOOLS_PY = """
 import asyncio
-import threading
+import os
 
 def add(a, b):
     return a + b
 
 def where():
-    return threading.current_thread().name
+    return os.getpid()
 
 async def greet(name):
     await asyncio.sleep(0)
@@ -132,7 +132,7 @@ async def test_tool_without_result_or_function_returns_empty_text(base_dir: Path
 # ---- function tools --------------------------------------------------------------------------
 
 
-async def test_sync_function_tool_runs_off_the_event_loop_thread(base_dir: Path) -> None:
+async def test_sync_function_tool_runs_in_a_worker_process(base_dir: Path) -> None:
     tools = [
         {"name": "add", "function": "tools.py:add"},
         {"name": "where", "function": "tools.py:where"},
@@ -141,7 +141,7 @@ async def test_sync_function_tool_runs_off_the_event_loop_thread(base_dir: Path)
     assert added == ToolResult(tool_call_id="c1", name="add", content="5")
     thread = await execute(tools, call("where"), base_dir)
     assert thread.error is None
-    assert thread.content != threading.current_thread().name
+    assert thread.content != str(os.getpid())
 
 
 async def test_async_function_tool(base_dir: Path) -> None:

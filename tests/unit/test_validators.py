@@ -418,7 +418,11 @@ def py(function: str, /, **options: Any) -> dict[str, Any]:
             ),
         ),
         ("verdict", Verdict.failed("verdict", "too formal", "Be casual.")),
-        ("named_verdict", Verdict(validator="tone", ok=True, status="pass", reason="casual")),
+        # A verdict belongs to the validator that returned it, whatever name it carries.
+        (
+            "named_verdict",
+            Verdict(validator="named_verdict", ok=True, status="pass", reason="casual"),
+        ),
         ("raises", Verdict.errored("raises", "ValueError: bad input", location=None)),
         (
             "wrong_type",

@@ -399,6 +399,8 @@ def tool_calls_html(step: Step, dark: bool) -> str:
             )
             colour = status_colour("error" if result.error else "pass", dark).name()
             body += f"<div>{tag(label, colour)}</div>" + pre_text(result.error or result.content)
+            if result.captured:  # what the tool function printed
+                body += f"<div>{tag('printed', muted(dark))}</div>" + pre_text(result.captured)
         elif step.internal_tool:
             body += note("The synthetic final-answer tool: its arguments are the output.", dark)
         parts.append(bubble("tool", body, dark, label=call.name, detail=call.id))
@@ -430,6 +432,11 @@ def verdicts_html(step: Step, dark: bool) -> str:
             f"<td>{html.escape(verdict.feedback or '')}</td>"
             "</tr>"
         )
+        if verdict.captured:  # what the python validator printed during this call
+            rows.append(
+                f'<tr><td colspan="4">{tag("printed", muted(dark))}'
+                f"{pre_text(verdict.captured)}</td></tr>"
+            )
     return (
         '<table width="100%" cellspacing="0" cellpadding="5" border="1" '
         f'style="border-collapse:collapse;border-color:{muted(dark)}">' + "".join(rows) + "</table>"
@@ -437,14 +444,20 @@ def verdicts_html(step: Step, dark: bool) -> str:
 
 
 def feedback_html(step: Step, dark: bool) -> str:
+    printed = ""
+    if step.captured:  # what the feedback builder or fallback function printed
+        printed = heading("Printed by the feedback builder / fallback", dark) + pre_text(
+            step.captured
+        )
     if not step.feedback:
-        return note("No messages were injected after this step.", dark)
+        return note("No messages were injected after this step.", dark) + printed
     parts = [
+        printed,
         heading(
             "Injected after this step",
             dark,
             f"{len(step.feedback)} message(s) the next attempt's request gains",
-        )
+        ),
     ]
     parts.extend(message_html(m, dark, label=f"feedback · {m.role}") for m in step.feedback)
     return "".join(parts)

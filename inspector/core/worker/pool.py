@@ -1,0 +1,401 @@
+"""The app's side of user code: warm worker processes, one call at a time each.
+
+A call takes an idle worker (or starts one), sends the request and waits for the reply with
+the call's deadline; the wait is asynchronous (the event loop watches the worker's socket), so
+a turn, the window and a re-validation never block on user code. A worker that times out, is
+cancelled (Ctrl+C, Stop), dies (``os._exit``, a segfault, the out-of-memory killer) or asks to
+be retired (``SystemExit``, ``MemoryError``, threads left running) is killed and reaped before
+the call returns; the next call gets a fresh one. At most ``MAX_IDLE`` workers wait between
+calls; every worker dies with the app (killed at exit; on Linux also by the kernel when the app
+is killed). Why processes and this design: ``docs/user-code.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import dataclasses
+import math
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from typing import Any
+
+from inspector.core.errors import ScenarioError
+from inspector.core.loading import ModuleLoadError
+from inspector.core.worker.ending import clip, died, timed_out
+from inspector.core.worker.protocol import CAPTURE_LIMIT, Call, Check, Names, Reply, Request, Target
+from inspector.core.worker.scrub import scrub, secret_values
+
+__all__ = [
+    "MEMORY_ENV",
+    "WorkerGone",
+    "WorkerProcess",
+    "call",
+    "check",
+    "forget",
+    "function_names",
+    "live_workers",
+    "memory_limit_mb",
+    "shutdown",
+]
+
+MEMORY_ENV = "AGENT_INSPECTOR_USER_CODE_MEMORY_MB"
+DEFAULT_MEMORY_MB = 2048
+MAX_IDLE = 2
+START_TIMEOUT_S = 60.0  # python start-up and imports, never counted against a call's deadline
+LOAD_TIMEOUT_S = 30.0  # importing a user file (at load time, before a turn starts)
+WORKER_FLAG = "--user-code-worker"  # how the frozen app starts itself as a worker
+# Most calls answer within a millisecond: waiting that long in the kernel first spares them a
+# round trip through the event loop (half of a call's cost, bench/usercode.py); the loop is
+# held up by at most this much.
+FAST_WAIT_S = 0.001
+
+
+def memory_limit_mb() -> int:
+    """The workers' address-space limit in MB (``AGENT_INSPECTOR_USER_CODE_MEMORY_MB``; 0: none)."""
+    raw = os.environ.get(MEMORY_ENV, "").strip()
+    if raw.isdigit():
+        return int(raw)
+    return DEFAULT_MEMORY_MB
+
+
+def _command(fd: int) -> list[str]:
+    args = [str(fd), str(os.getpid()), str(memory_limit_mb())]
+    if getattr(sys, "frozen", False):
+        return [sys.executable, WORKER_FLAG, *args]
+    return [sys.executable, "-m", "inspector.core.worker.child", *args]
+
+
+def _seconds(timeout_s: float) -> float | None:
+    return None if math.isinf(timeout_s) else timeout_s
+
+
+class WorkerGone(Exception):
+    """The worker ended while a request was in flight; the message says how."""
+
+
+class WorkerProcess:
+    """One worker: a child python process, a socket to it and the file its output goes to."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair()
+        self.output = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the worker
+        try:
+            self.process = subprocess.Popen(
+                _command(theirs.fileno()),
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=self.output,
+                stderr=self.output,
+            )
+        except BaseException:
+            ours.close()
+            self.output.close()
+            raise
+        finally:
+            theirs.close()
+        self.conn = Connection(ours.detach())
+        self.ready = False
+        self.loaded: dict[Target, tuple[int, int]] = {}  # imported here: file mtime, generation
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def send(self, request: Request) -> None:
+        try:
+            self.conn.send(request)
+        except OSError:
+            raise WorkerGone(self._death()) from None
+
+    def receive_blocking(self, timeout_s: float | None) -> Reply:
+        try:
+            readable = self.conn.poll(timeout_s)
+        except OSError:
+            raise WorkerGone(self._death()) from None
+        if not readable:
+            raise TimeoutError
+        return self._recv()
+
+    async def receive(self) -> Reply:
+        loop = asyncio.get_running_loop()
+        readable: asyncio.Future[None] = loop.create_future()
+        fd = self.conn.fileno()
+
+        def ready() -> None:
+            if not readable.done():
+                readable.set_result(None)
+
+        try:
+            loop.add_reader(fd, ready)
+        except NotImplementedError:  # an event loop without add_reader (Windows' proactor)
+            await asyncio.to_thread(self.conn.poll, None)  # returns when we kill the worker
+        else:
+            try:
+                await readable
+            finally:
+                loop.remove_reader(fd)
+        return self._recv()
+
+    def _recv(self) -> Reply:
+        try:
+            reply: Reply = self.conn.recv()
+        except (EOFError, OSError):
+            raise WorkerGone(self._death()) from None
+        return reply
+
+    def _death(self) -> str:
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return died(None)
+        return died(self.process.returncode)
+
+    def started(self, reply: Reply) -> None:
+        self.ready = True
+
+    def captured(self) -> str:
+        """What the call in flight wrote so far (after a timeout or a crash)."""
+        with contextlib.suppress(OSError, ValueError):
+            fd = self.output.fileno()
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, min(size, 4 * CAPTURE_LIMIT), 0).decode("utf-8", "replace")
+            return clip(data, len(data) + max(0, size - 4 * CAPTURE_LIMIT))
+        return ""
+
+    def kill(self) -> None:
+        """Kills and reaps the process and closes what we hold of it."""
+        if self.process.poll() is None:
+            with contextlib.suppress(OSError):
+                self.process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+        self.conn.close()
+        self.output.close()
+
+
+_lock = threading.Lock()
+_idle: list[WorkerProcess] = []
+_live: set[WorkerProcess] = set()  # started and not yet killed: idle or serving a call
+_generation = 0
+# Targets a worker loaded fine, with their file's mtime and the generation then: a turn of an
+# unchanged scenario skips the round trip.
+_checked: dict[Target, tuple[int, int]] = {}
+
+
+def _take() -> WorkerProcess:
+    with _lock:
+        while _idle:
+            worker = _idle.pop()
+            if worker.alive():
+                return worker
+            _live.discard(worker)
+            worker.kill()  # it died while idle (killed from outside)
+        worker = WorkerProcess()
+        _live.add(worker)
+        return worker
+
+
+def _give_back(worker: WorkerProcess) -> None:
+    with _lock:
+        if len(_idle) < MAX_IDLE and worker.alive():
+            _idle.append(worker)
+            return
+        _live.discard(worker)
+    worker.kill()
+
+
+def _retire(worker: WorkerProcess) -> None:
+    with _lock:
+        _live.discard(worker)
+    worker.kill()
+
+
+def live_workers() -> list[int]:
+    """The pids of the workers alive now (idle or serving a call)."""
+    with _lock:
+        return sorted(w.pid for w in _live if w.alive())
+
+
+def shutdown() -> None:
+    """Kills every worker (at exit; tests)."""
+    with _lock:
+        workers = list(_live)
+        _live.clear()
+        _idle.clear()
+    for worker in workers:
+        worker.kill()
+
+
+atexit.register(shutdown)
+
+
+def forget(path: object = None) -> None:
+    """The next request makes every worker read the user files afresh, also one saved twice
+    within the file system's timestamp granularity (``path`` is accepted for clarity)."""
+    global _generation
+    _generation += 1
+
+
+def _clean(reply: Reply) -> Reply:
+    """The reply with the environment's secrets out of its captured output and error."""
+    if not reply.captured and reply.error is None:
+        return reply
+    secrets = secret_values(os.environ)
+    if not secrets:
+        return reply
+    return dataclasses.replace(
+        reply,
+        captured=scrub(reply.captured, secrets),
+        error=None if reply.error is None else scrub(reply.error, secrets),
+    )
+
+
+async def call(
+    target: Target, args: tuple[Any, ...], kwargs: dict[str, Any], timeout_s: float
+) -> Reply:
+    """Calls the user function ``target`` in a worker, within ``timeout_s`` (the worker's
+    start-up not counted). Every failure is a ``Reply`` with ``error`` set; cancellation kills
+    the worker and passes on. Secrets of the environment never appear in ``captured`` or
+    ``error`` (``scrub``)."""
+    return _clean(await _call(target, args, kwargs, timeout_s))
+
+
+async def _call(
+    target: Target, args: tuple[Any, ...], kwargs: dict[str, Any], timeout_s: float
+) -> Reply:
+    worker = _take()
+    reusable = False
+    try:
+        try:
+            if not worker.ready:
+                async with asyncio.timeout(START_TIMEOUT_S):
+                    worker.started(await worker.receive())
+            loaded = await _load(worker, target)
+        except TimeoutError:
+            return Reply(error=f"the user-code worker did not start within {START_TIMEOUT_S:g} s")
+        if loaded is not None:
+            reusable = not loaded.retire
+            return loaded
+        worker.send(Call(target, args, kwargs, _generation))
+        try:
+            try:
+                reply = worker.receive_blocking(min(FAST_WAIT_S, timeout_s))
+            except TimeoutError:
+                async with asyncio.timeout(_seconds(timeout_s)):
+                    reply = await worker.receive()
+        except TimeoutError:
+            return Reply(error=timed_out(timeout_s), captured=worker.captured(), ended=True)
+        reusable = not reply.retire
+        return reply
+    except WorkerGone as gone:
+        return Reply(error=str(gone), captured=worker.captured(), ended=True)
+    finally:
+        if reusable:
+            _give_back(worker)
+        else:
+            _retire(worker)
+
+
+async def _load(worker: WorkerProcess, target: Target) -> Reply | None:
+    """Has ``worker`` import ``target``'s file first when it has not yet (or the file changed),
+    so that the import's time never counts against the call's deadline; the reply of a load
+    that failed (None: loaded)."""
+    stamp = _stamp(target)
+    if stamp is not None and worker.loaded.get(target) == (stamp, _generation):
+        return None
+    worker.send(Check((target,), _generation))
+    try:
+        async with asyncio.timeout(LOAD_TIMEOUT_S):
+            reply = await worker.receive()
+    except TimeoutError:
+        file = target.ref.rpartition(":")[0]
+        message = f"importing {file} took longer than {LOAD_TIMEOUT_S:g} s"
+        return Reply(error=message, load_failed=True, ended=True, captured=worker.captured())
+    if reply.error is not None:
+        return reply
+    if stamp is not None:
+        worker.loaded[target] = (stamp, _generation)
+    return None
+
+
+def _blocking(request: Request, timeout_s: float) -> Reply:
+    """One request, waiting in this thread (load-time checks, before any event loop runs)."""
+    worker = _take()
+    reusable = False
+    try:
+        if not worker.ready:
+            worker.started(worker.receive_blocking(START_TIMEOUT_S))
+        stamps = [_stamp(t) for t in request.targets] if isinstance(request, Check) else []
+        worker.send(request)
+        reply = worker.receive_blocking(_seconds(timeout_s))
+        reusable = not reply.retire
+        if isinstance(request, Check) and reply.error is None:
+            for target, stamp in zip(request.targets, stamps, strict=True):
+                if stamp is not None:
+                    worker.loaded[target] = (stamp, request.generation)
+        return _clean(reply)
+    finally:
+        if reusable:
+            _give_back(worker)
+        else:
+            _retire(worker)
+
+
+def _load_error(reply: Reply) -> ScenarioError:
+    assert reply.error is not None
+    return ModuleLoadError(reply.error, reply.file, reply.line)
+
+
+def check(targets: Sequence[Target], timeout_s: float = LOAD_TIMEOUT_S) -> None:
+    """Loads each target in a worker (its file imported there, never in the app): a file that
+    is missing, does not compile, raises or exits on import, or lacks the function raises
+    ``ModuleLoadError`` (a ``ScenarioError``: one line naming ``target.what``)."""
+    for target in targets:
+        stamp = _stamp(target)
+        if stamp is not None and _checked.get(target) == (stamp, _generation):
+            continue
+        try:
+            reply = _blocking(Check((target,), _generation), timeout_s)
+        except TimeoutError:
+            raise ScenarioError(
+                f"{target.what}: importing {target.ref.rpartition(':')[0]} took longer than "
+                f"{timeout_s:g} s"
+            ) from None
+        except WorkerGone as gone:
+            raise ScenarioError(f"{target.what}: loading it ended the worker: {gone}") from None
+        if reply.error is not None:
+            raise _load_error(reply)
+        if stamp is not None:
+            _checked[target] = (stamp, _generation)
+
+
+def _stamp(target: Target) -> int | None:
+    """The mtime of ``target``'s file, read before it is loaded (None: cannot be read)."""
+    try:
+        return os.stat(os.path.join(target.base_dir, target.ref.rpartition(":")[0])).st_mtime_ns
+    except (OSError, ValueError):
+        return None
+
+
+def function_names(path: str, timeout_s: float = LOAD_TIMEOUT_S) -> list[str]:
+    """The public callables python file ``path`` defines (loaded in a worker)."""
+    try:
+        reply = _blocking(Names(path, _generation), timeout_s)
+    except TimeoutError:
+        raise ScenarioError(f"{path}: importing it took longer than {timeout_s:g} s") from None
+    except WorkerGone as gone:
+        raise ScenarioError(f"{path}: loading it ended the worker: {gone}") from None
+    if reply.error is not None:
+        raise _load_error(reply)
+    return list(reply.value)

@@ -1,0 +1,68 @@
+"""What crosses between the app and a user-code worker: plain, picklable records (no pydantic,
+so a worker starts without importing it; no ``slots``, whose pickling walks the fields in
+Python and cost a third of a call)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Captured stdout/stderr kept per call; the rest is counted, not kept (a validator printing
+# 100 MB must not fill the record or the store).
+CAPTURE_LIMIT = 16_000
+
+
+@dataclass(frozen=True)
+class Target:
+    """A user function ``"file.py:name"``, relative to ``base_dir``; ``what`` names it in errors
+    (``"sms.toml: validators[1].function"``)."""
+
+    ref: str
+    base_dir: str
+    what: str
+
+
+@dataclass(frozen=True)
+class Call:
+    target: Target
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    generation: int = 0  # bumped by ``forget``: the worker then reloads every user file
+
+
+@dataclass(frozen=True)
+class Check:
+    """Load each target (import its file, find the function) without calling it."""
+
+    targets: tuple[Target, ...]
+    generation: int = 0
+
+
+@dataclass(frozen=True)
+class Names:
+    """The names of the callables a python file defines (loading it)."""
+
+    path: str
+    generation: int = 0
+
+
+Request = Call | Check | Names
+
+
+@dataclass(frozen=True)
+class Reply:
+    """How a request ended. ``error`` is None on success; ``load_failed``: the file or the
+    function could not be loaded (bad input rather than a failing call); ``file``/``line``:
+    where in the user's file it raised, when known; ``retire``: the worker must not be reused
+    (SystemExit, MemoryError, threads left running); ``ended``: the call never returned (it
+    timed out, or its worker died) and its worker was killed."""
+
+    value: Any = None
+    error: str | None = None
+    load_failed: bool = False
+    file: str | None = None
+    line: int | None = None
+    captured: str = ""
+    stopped: bool = False
+    retire: bool = False
+    ended: bool = False
