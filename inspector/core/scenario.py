@@ -39,6 +39,9 @@ class ModelConfig(_Section):
     timeout_s: float = Field(60.0, gt=0)
     headers: dict[str, str] = Field(default_factory=dict)
     params: dict[str, str] = Field(default_factory=dict)
+    # The scripted model draws its ``choices`` with it (a sweep sets one per run); part of the
+    # recorded scenario, so a replay draws the same answers.
+    seed: int | None = None
 
 
 class PromptConfig(_Section):
@@ -124,11 +127,38 @@ class ScriptEntry(_Section):
     # real API enforces it; without it the entry's tool calls are sent regardless.
     text_if_tools_disabled: str | None = None
 
+    # Weighted alternatives for this call, one drawn per run (``model.seed``); an entry with
+    # choices has nothing else.
+    choices: list[ScriptChoice] = Field(default_factory=list)
+
     @model_validator(mode="after")
     def _empty_is_empty(self) -> ScriptEntry:
         if self.empty and (self.text or self.tool_calls or self.final is not None):
             raise ValueError("empty: an empty answer cannot also have text, tool_calls or final")
+        if self.choices and self.model_fields_set - {"choices"}:
+            other = sorted(self.model_fields_set - {"choices"})[0]
+            raise ValueError(f"choices: an entry with choices has nothing else (got {other})")
         return self
+
+
+class ScriptChoice(ScriptEntry):
+    """One alternative of ``choices``, drawn with probability weight / total weight."""
+
+    weight: float = Field(1.0, gt=0)
+    # A simulated model that heeds feedback: the weight when the request's messages contain a
+    # text (the smallest of those that match), e.g. { "Plain text only" = 0.2 }.
+    weight_if_seen: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _no_nesting(self) -> ScriptChoice:
+        if self.choices:
+            raise ValueError("choices: a choice cannot have choices of its own")
+        if any(w <= 0 for w in self.weight_if_seen.values()):
+            raise ValueError("weight_if_seen: weights must be greater than 0")
+        return self
+
+
+ScriptEntry.model_rebuild()  # ``choices`` names ScriptChoice, defined after it
 
 
 class Scenario(_Section):

@@ -74,7 +74,7 @@ def test_a_version_1_store_opens_migrated(tmp_path: Path) -> None:
         assert [s.status for s in dead.steps] == ["interrupted"]
         assert [s.status for s in store.runs()] == ["interrupted", "succeeded"]
     conn = sqlite3.connect(path)
-    assert current_version(conn) == SCHEMA_VERSION == 3
+    assert current_version(conn) == SCHEMA_VERSION == 4  # 4: sweeps (issue 15)
     columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
     assert {"writer_host", "writer_pid"} <= columns
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -106,7 +106,7 @@ def test_a_newer_store_is_refused(tmp_path: Path) -> None:
     with conn:
         conn.execute("UPDATE schema_version SET version = 99")
     conn.close()
-    with pytest.raises(StoreError, match=r"schema version 99 is newer than .* understands \(3\)"):
+    with pytest.raises(StoreError, match=r"schema version 99 is newer than .* understands \(4\)"):
         Store.open(path)
 
 
