@@ -4,11 +4,12 @@ back. The statistics themselves are ``inspector.sweeps`` (pure, for a window too
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -178,3 +179,59 @@ def report_of(store: Store, sweep: StoredSweep) -> SweepReport:
 
 def say(text: str) -> None:
     print(text, file=sys.stderr)
+
+
+def export_sweep(
+    args: argparse.Namespace, out: TextIO, write: Callable[[Path, Iterable[str]], None]
+) -> int:
+    """``export SWEEP_ID --format csv|json|html``: the report, as the CLI shows it."""
+    import json
+
+    from inspector.store import Store
+    from inspector.sweeps.render import format_csv, format_html
+
+    fmt = args.format or "csv"
+    if fmt == "jsonl":
+        raise ScenarioError("export --format jsonl: a sweep exports as csv, json or html")
+    with Store.open(args.db) as store:
+        report = report_of(store, store.sweep(args.run_id))
+    if fmt == "json":
+        text = json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = format_csv(report) if fmt == "csv" else format_html(report)
+    if args.out is None:
+        out.write(text)
+        return 0
+    write(Path(args.out), [text])
+    say(f"exported sweep {report.sweep_id} as {fmt} to {args.out}")
+    return 0
+
+
+def revalidate_sweep(args: argparse.Namespace, out: TextIO) -> int:
+    """``revalidate --sweep SWEEP_ID [--validators FILE]``: exit 0 when no arm changes place."""
+    import json
+
+    from inspector.commands.revalidate import recheck
+    from inspector.store import Store
+    from inspector.sweeps.report import counted
+    from inspector.sweeps.rerank import compare, format_revalidation, rejudged
+
+    with Store.open(args.db) as store:
+        sweep = store.sweep(args.sweep)
+        spec = SweepSpec.model_validate(sweep.spec)
+        facts = [RunFacts.model_validate(row) for row in store.sweep_runs(sweep.sweep_id)]
+        runs = list(counted(facts).values())
+        passes = {
+            r.run_id: recheck(store.load(r.run_id), args.validators).accepted_after is not None
+            for r in runs
+        }
+    before = build_report(sweep.sweep_id, sweep.created_at, spec, runs)
+    after_facts = [rejudged(r, passes[r.run_id]) for r in runs]
+    after = build_report(sweep.sweep_id, sweep.created_at, spec, after_facts)
+    result = compare(before, after, passes, runs)
+    if args.json:
+        json.dump(result.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    else:
+        out.write(format_revalidation(result) + "\n")
+    return 1 if result.rank_changed else 0

@@ -135,9 +135,18 @@ class ScriptEntry(_Section):
     def _empty_is_empty(self) -> ScriptEntry:
         if self.empty and (self.text or self.tool_calls or self.final is not None):
             raise ValueError("empty: an empty answer cannot also have text, tool_calls or final")
-        if self.choices and self.model_fields_set - {"choices"}:
-            other = sorted(self.model_fields_set - {"choices"})[0]
-            raise ValueError(f"choices: an entry with choices has nothing else (got {other})")
+        if self.choices:
+            # Fields at their defaults are fine (a dumped scenario writes them all out).
+            given = [
+                name
+                for name, info in ScriptEntry.model_fields.items()
+                if name != "choices"
+                and getattr(self, name) != info.get_default(call_default_factory=True)
+            ]
+            if given:
+                raise ValueError(
+                    f"choices: an entry with choices has nothing else (got {given[0]})"
+                )
         return self
 
 
