@@ -65,6 +65,7 @@ class SlowServer:
         self.port = 0
         self.requests = 0
         self.most = 0
+        self.first: float | None = None  # perf_counter of the first request since reset()
         self._now = 0
         ready = threading.Event()
         self.thread = threading.Thread(target=self._serve, args=(ready,), daemon=True)
@@ -87,6 +88,8 @@ class SlowServer:
                     if line.lower().startswith(b"content-length:"):
                         length = int(line.split(b":")[1])
                 await reader.readexactly(length)
+                if self.first is None:
+                    self.first = time.perf_counter()
                 self.requests += 1
                 self._now += 1
                 self.most = max(self.most, self._now)
@@ -102,6 +105,13 @@ class SlowServer:
             writer.close()
 
     def stop(self) -> None:
+        async def shutdown() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self.loop).result()
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join()
 
@@ -138,13 +148,14 @@ def spec_for(scenario: str, varies: list[str], repeat: int, concurrency: int) ->
     )
 
 
-def run_sweep(store: Store, spec: SweepSpec) -> float:
+def run_sweep(store: Store, spec: SweepSpec, sweep_id: str = "swbench") -> tuple[float, float]:
+    """(the start, the wall time) of the whole sweep, its arms' scenarios loaded first."""
     scenarios = arm_scenarios(spec)
     jobs = jobs_for(spec, scenarios, spec.slots())
-    store.create_sweep("swbench", scenarios[0].name, "t", spec.model_dump(mode="json"))
+    store.create_sweep(sweep_id, scenarios[0].name, "t", spec.model_dump(mode="json"))
     t0 = time.perf_counter()
-    execute(store, "swbench", spec, jobs, progress=lambda job, record: None)
-    return time.perf_counter() - t0
+    execute(store, sweep_id, spec, jobs, progress=lambda job, record: None)
+    return t0, time.perf_counter() - t0
 
 
 async def bare_posts(port: int, n: int, concurrency: int) -> float:
@@ -162,21 +173,35 @@ async def bare_posts(port: int, n: int, concurrency: int) -> float:
         return time.perf_counter() - t0
 
 
-def loopback(runs: int, concurrency: int) -> dict[str, float]:
+def loopback(runs: int, concurrency: int, rounds: int) -> dict[str, float]:
+    """Medians over ``rounds`` rounds, the sweep and the bare peer alternating (the machine is
+    shared: its load moves both alike)."""
     server = SlowServer()
+    walls, startups, bares, most = [], [], [], 0
     try:
         with tempfile.TemporaryDirectory() as tmp:
             path = scenario_file(Path(tmp), server.port)
             spec = spec_for(str(path), [], runs, concurrency)
             with Store.open(Path(tmp) / "runs.sqlite3") as store:
-                wall = run_sweep(store, spec)
-                report = report_of(store, store.sweep("swbench"))
-            most = server.most
-            bare = asyncio.run(bare_posts(server.port, runs, concurrency))
+                for i in range(rounds):
+                    server.first, server.most = None, 0
+                    t0, wall = run_sweep(store, spec, f"swbench{i}")
+                    report = report_of(store, store.sweep(f"swbench{i}"))
+                    assert report.runs == runs, report.runs
+                    assert server.first is not None
+                    walls.append(wall)
+                    startups.append(server.first - t0)
+                    most = max(most, server.most)
+                    bares.append(asyncio.run(bare_posts(server.port, runs, concurrency)))
     finally:
         server.stop()
-    assert report.runs == runs, report.runs
-    return {"wall_s": wall, "bare_s": bare, "most": most, "ideal_s": runs * DELAY_S / concurrency}
+    return {
+        "wall_s": statistics.median(walls),
+        "startup_s": statistics.median(startups),
+        "bare_s": statistics.median(bares),
+        "most": most,
+        "ideal_s": runs * DELAY_S / concurrency,
+    }
 
 
 def offline(repeat: int, peer_runs: int) -> dict[str, float]:
@@ -185,7 +210,7 @@ def offline(repeat: int, peer_runs: int) -> dict[str, float]:
         db = Path(tmp) / "runs.sqlite3"
         spec = spec_for("demo:sweep", varies, repeat, 8)
         with Store.open(db) as store:
-            wall = run_sweep(store, spec)
+            _, wall = run_sweep(store, spec)
             size = db.stat().st_size
             stats_ms = []
             for _ in range(5):
@@ -241,12 +266,12 @@ def main() -> int:
     parser.add_argument("--write", type=Path, help="replace this benchmark's section in the file")
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
     args = parser.parse_args()
-    runs, repeat, peer = (80, 100, 200) if args.quick else (400, 2500, 1000)
+    runs, repeat, peer, rounds = (80, 100, 200, 1) if args.quick else (400, 2500, 1000, 3)
     where = machine()
-    loop = loopback(runs, 20)
+    loop = loopback(runs, 20, rounds)
     off = offline(repeat, peer)
     verdict = {True: "met", False: "MISSED"}
-    loop_ok = loop["wall_s"] <= 1.5 * loop["ideal_s"] + 0.5 and loop["most"] <= 20
+    loop_ok = loop["wall_s"] <= 1.5 * loop["ideal_s"] + loop["startup_s"] and loop["most"] <= 20
     off_ok = off["wall_s"] < 60
     stats_ok = off["stats_ms"] < 1000
     text = f"""{HEADING}
@@ -255,7 +280,7 @@ def main() -> int:
 
 | What | Measured | Peer (same run) | Goal |
 |---|---|---|---|
-| {runs} runs, loopback server answering after 50 ms, concurrency 20, recorded (ideal {loop["ideal_s"]:.2f} s) | {loop["wall_s"]:.2f} s ({loop["wall_s"] / loop["ideal_s"]:.2f}x ideal); most requests at once at the server: {loop["most"]:.0f} | {loop["bare_s"]:.2f} s: {runs} bare httpx POSTs at concurrency 20 | ≤ 1.5x ideal + start-up, never over 20 at once · {verdict[loop_ok]} |
+| {runs} runs, loopback server answering after 50 ms, concurrency 20, recorded (ideal {loop["ideal_s"]:.2f} s; median of {rounds}) | {loop["wall_s"]:.2f} s ({loop["wall_s"] / loop["ideal_s"]:.2f}x ideal), of which start-up (to the first request) {loop["startup_s"]:.2f} s; at most {loop["most"]:.0f} requests at once at the server | {loop["bare_s"]:.2f} s: {runs} bare httpx POSTs at concurrency 20 | ≤ 1.5x ideal + start-up, never over 20 at once · {verdict[loop_ok]} |
 | {off["runs"]} offline scripted runs (demo:sweep, 4 arms x {repeat}), recorded | {off["wall_s"]:.1f} s ({off["per_run_ms"]:.2f} ms/run; store {off["mib"]:.0f} MiB) | {off["engine_per_run_ms"]:.2f} ms/run: {peer} of the same runs, engine only, no store | < 60 s · {verdict[off_ok]} |
 | statistics of that stored sweep (report of every arm, median of 5) | {off["stats_ms"]:.0f} ms | {off["bare_ms"]:.0f} ms: one bare GROUP BY over the same rows | < 1 s · {verdict[stats_ok]} |
 

@@ -7,6 +7,7 @@ field and the problem.
 from __future__ import annotations
 
 import copy
+import functools
 import re
 import tomllib
 from pathlib import Path
@@ -137,17 +138,19 @@ class ScriptEntry(_Section):
             raise ValueError("empty: an empty answer cannot also have text, tool_calls or final")
         if self.choices:
             # Fields at their defaults are fine (a dumped scenario writes them all out).
-            given = [
-                name
-                for name, info in ScriptEntry.model_fields.items()
-                if name != "choices"
-                and getattr(self, name) != info.get_default(call_default_factory=True)
-            ]
+            given = [n for n, default in _entry_defaults().items() if getattr(self, n) != default]
             if given:
                 raise ValueError(
                     f"choices: an entry with choices has nothing else (got {given[0]})"
                 )
         return self
+
+
+@functools.cache
+def _entry_defaults() -> dict[str, Any]:
+    """Every field of a script entry but ``choices``, with its default (computed once)."""
+    fields = ScriptEntry.model_fields.items()
+    return {n: f.get_default(call_default_factory=True) for n, f in fields if n != "choices"}
 
 
 class ScriptChoice(ScriptEntry):

@@ -79,7 +79,9 @@ class ScriptedProvider:
         if callable(script):
             self._function = script
         else:
-            self._entries = tuple(ScriptEntry.model_validate(entry) for entry in script)
+            self._entries = tuple(
+                e if isinstance(e, ScriptEntry) else ScriptEntry.model_validate(e) for e in script
+            )  # a scenario's entries are validated already: a sweep builds a provider per run
         # ``final`` becomes a tool call only in tool mode; elsewhere it is JSON text.
         self._final_tool = (final_tool or "final_answer") if output_mode == "tool" else None
         self._calls = 0

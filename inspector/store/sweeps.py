@@ -31,13 +31,17 @@ class StoredSweep(BaseModel):
     finished: int = 0  # of those, runs with a final status other than cancelled / interrupted
 
 
-# Per run: what the statistics need, from the run row's indexed columns; attempts and transport
-# retries from the record's JSON (NULL while the run is still being recorded).
+# Per run: what the statistics need, from the run row's indexed columns. Attempts used are the
+# last step's attempt (the loop counts an attempt up only when a step follows; 1 without a
+# step): an index lookup, where json_extract would parse each record whole (~10 KB; 4x the
+# query's time for a 10,000-run sweep). Transport retries are only in the record, and only HTTP
+# runs have any.
 _RUN_COLUMNS = (
     "s.arm, s.rep, r.run_id, r.status, r.termination, r.started_at, r.duration_ms, r.steps,"
     " r.input_tokens, r.output_tokens, r.provider, r.model,"
-    " json_extract(r.record, '$.budgets.attempts_used'),"
-    " json_extract(r.record, '$.budgets.transport_retries')"
+    " coalesce((SELECT max(t.attempt) FROM steps t WHERE t.run_id = r.run_id), 1),"
+    " CASE WHEN r.provider = 'scripted' THEN 0"
+    " ELSE json_extract(r.record, '$.budgets.transport_retries') END"
 )
 _RUN_NAMES = (
     "arm", "rep", "run_id", "status", "termination", "started_at", "duration_ms", "steps",
