@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import httpx
 
     from inspector.core.provider import Provider
+    from inspector.providers.http import KeyringGet
     from inspector.store import Store, StoredSweep
 
 SWEEP_PREFIX = "sw"  # "s" and "w" are no hex digits: a sweep id never prefixes a run id
@@ -135,7 +136,12 @@ def execute(
     from inspector.providers.factory import build_provider
 
     recorder = store.recorder()
-    build = make_provider or (lambda scenario, client: build_provider(scenario, client=client))
+    keyring = _shared_keyring(jobs)
+
+    def build_shared(scenario: Scenario, client: httpx.AsyncClient | None) -> Provider:
+        return build_provider(scenario, client=client, keyring_get=keyring)
+
+    build = make_provider or build_shared
 
     def on_start(job: Job, run_id: str) -> None:
         store.add_sweep_run(sweep_id, run_id, job.arm, job.rep)
@@ -156,6 +162,14 @@ def execute(
                 await client.aclose()
 
     asyncio.run(main())
+
+
+def _shared_keyring(jobs: Sequence[Job]) -> KeyringGet | None:
+    if all(j.scenario.model.provider == "scripted" for j in jobs):
+        return None
+    from inspector.providers.pool import shared_keyring
+
+    return shared_keyring()
 
 
 def _shared_client(jobs: Sequence[Job], concurrency: int) -> httpx.AsyncClient | None:

@@ -13,10 +13,17 @@ from inspector.providers.scripted import ScriptedProvider
 if TYPE_CHECKING:
     import httpx
 
+    from inspector.providers.http import KeyringGet
 
-def build_provider(scenario: Scenario, *, client: httpx.AsyncClient | None = None) -> Provider:
+
+def build_provider(
+    scenario: Scenario,
+    *,
+    client: httpx.AsyncClient | None = None,
+    keyring_get: KeyringGet | None = None,
+) -> Provider:
     """``client``: an HTTP client shared by many providers (a sweep's runs); the provider then
-    leaves closing it to the caller."""
+    leaves closing it to the caller. ``keyring_get``: a shared key lookup (``pool``)."""
     kind = scenario.model.provider
     if kind == "scripted":
         plan = scenario_plan(scenario)
@@ -31,11 +38,11 @@ def build_provider(scenario: Scenario, *, client: httpx.AsyncClient | None = Non
     if kind == "openai":
         from inspector.providers.openai import OpenAIProvider
 
-        return OpenAIProvider(scenario.model, client=client)
+        return OpenAIProvider(scenario.model, client=client, keyring_get=keyring_get)
     if kind == "anthropic":
         from inspector.providers.anthropic import AnthropicProvider
 
-        return AnthropicProvider(scenario.model, client=client)
+        return AnthropicProvider(scenario.model, client=client, keyring_get=keyring_get)
     raise ScenarioError(
         f"{scenario.source}: model.provider: {kind!r} is not available in this build yet "
         "(only 'scripted', 'openai' and 'anthropic' are)"
