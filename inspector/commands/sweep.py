@@ -79,12 +79,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _new_spec(args: argparse.Namespace) -> SweepSpec:
     from inspector.commands.sweep_run import scenario_ref
     from inspector.core.errors import ScenarioError
-    from inspector.sweeps.grid import build_arms
+    from inspector.sweeps.grid import build_arms, refuse_credentials
     from inspector.sweeps.model import SweepSpec
 
     if args.scenario is None:
         raise ScenarioError("sweep: give a SCENARIO (or --resume SWEEP_ID)")
     arms = build_arms(args.vary, args.arm, Path("."))
+    refuse_credentials([*args.overrides, *(o for a in arms for o in a.overrides)])
     return SweepSpec(
         scenario=scenario_ref(args.scenario),
         overrides=list(args.overrides),

@@ -201,6 +201,7 @@ def export_sweep(
     """``export SWEEP_ID --format csv|json|html``: the report, as the CLI shows it."""
     import json
 
+    from inspector.reports.redact import redact, scrub_keys
     from inspector.store import Store
     from inspector.sweeps.render import format_csv, format_html
 
@@ -209,10 +210,12 @@ def export_sweep(
         raise ScenarioError("export --format jsonl: a sweep exports as csv, json or html")
     with Store.open(args.db) as store:
         report = report_of(store, store.sweep(args.run_id))
+    # A second line of defence (a sweep takes no credential): nothing key-shaped leaves.
     if fmt == "json":
-        text = json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+        data = redact(report.model_dump(mode="json"))
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     else:
-        text = format_csv(report) if fmt == "csv" else format_html(report)
+        text = scrub_keys(format_csv(report) if fmt == "csv" else format_html(report))
     if args.out is None:
         out.write(text)
         return 0

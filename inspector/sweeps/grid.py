@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.core.errors import ScenarioError
+from inspector.reports.redact import SECRET_NAMES, redact_text
 from inspector.sweeps.model import Arm
 
 FILE_PREFIX = "@"
@@ -148,3 +149,16 @@ def run_seed(sweep_seed: int, arm: str, rep: int) -> int:
     repetition (a resumed sweep draws what the first try would have), independent across arms."""
     digest = hashlib.sha256(f"{sweep_seed}:{arm}:{rep}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
+
+
+def refuse_credentials(overrides: Sequence[str]) -> None:
+    """A sweep stores its overrides (``--resume`` runs them again): a credential among them would
+    reach the store and the exports, so it is refused — keys belong in ``model.api_key_env``."""
+    for text in overrides:
+        field, _, value = text.partition("=")
+        name = field.strip().rpartition(".")[2].lower()
+        if name in SECRET_NAMES or redact_text(value) != value:
+            raise ScenarioError(
+                f"{field.strip()}: a sweep stores its settings, so it takes no credential; "
+                "name the key's environment variable in model.api_key_env instead"
+            )

@@ -277,3 +277,38 @@ def test_resume_after_kill_9_runs_exactly_the_missing_runs(tmp_path: Path, capsy
     new = [(r["arm"], r["rep"]) for r in rows if r["run_id"] not in before]
     all_slots = {(a, r) for a in range(2) for r in range(15)}
     assert sorted(new) == sorted(all_slots - filled)  # each missing slot once, no other
+
+
+def test_ctrl_c_keeps_finished_runs_and_says_how_to_resume(tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite3"
+    scenario = slow_scenario(tmp_path, 30)
+    argv = [sys.executable, "-m", "inspector", "sweep", str(scenario), "--repeat", "40",
+            "--concurrency", "2", "--db", str(db)]  # fmt: skip
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finished = 0
+    deadline = time.monotonic() + 50  # waiting for progress, not timing it
+    while finished < 4 and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+        if not db.exists():
+            continue
+        conn = sqlite3.connect(db)
+        with contextlib.suppress(sqlite3.OperationalError):  # not migrated yet
+            finished = conn.execute(
+                "SELECT count(*) FROM runs WHERE status NOT IN ('running', 'cancelled')"
+            ).fetchone()[0]
+        conn.close()
+    assert child.poll() is None, "the sweep ended before Ctrl+C"
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=50)
+    assert child.returncode == 1
+    with Store.open(db) as store:
+        (sweep,) = store.sweeps()
+        rows = store.sweep_runs(sweep.sweep_id)
+    statuses = [r["status"] for r in rows]
+    assert "running" not in statuses and "interrupted" not in statuses
+    assert 1 <= statuses.count("cancelled") <= 2  # the runs in flight, at concurrency 2
+    kept = len(rows) - statuses.count("cancelled")
+    assert kept >= 4
+    assert f"{kept}/40 runs" in out  # the report of what finished
+    assert f"agent-inspector sweep --resume {sweep.sweep_id} runs the rest" in err
+    assert "Traceback" not in err

@@ -9,7 +9,13 @@ import pytest
 
 from inspector.core.errors import ScenarioError
 from inspector.core.scenario import parse_override
-from inspector.sweeps.grid import build_arms, preset_arm, run_seed, toml_value
+from inspector.sweeps.grid import (
+    build_arms,
+    preset_arm,
+    refuse_credentials,
+    run_seed,
+    toml_value,
+)
 
 
 def test_the_grid_is_the_product_of_the_vary_lists() -> None:
@@ -84,3 +90,18 @@ def test_run_seeds_are_fixed_by_sweep_arm_and_repetition() -> None:
         len({run_seed(1, "a", 0), run_seed(1, "b", 0), run_seed(1, "a", 1), run_seed(2, "a", 0)})
         == 4
     )
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "model.headers.Authorization=Bearer abcdefghijkl",
+        "model.headers.x-api-key=abc",
+        "prompt.system=sk-abcdefghijklmnopqrstuvwxyz",
+    ],
+)
+def test_a_sweep_takes_no_credential(override: str) -> None:
+    # The spec is stored for --resume: a key there would reach the store and the exports.
+    with pytest.raises(ScenarioError, match="a sweep stores its settings, so it takes no"):
+        refuse_credentials(["policy.max_attempts=2", override])
+    refuse_credentials(["model.api_key_env=OPENAI_API_KEY", "model.headers.x-trace=1"])
