@@ -11,7 +11,8 @@ from types import TracebackType
 from typing import Any
 
 from inspector.core.records import RunRecord
-from inspector.store import reader, sweeps
+from inspector.store import reader
+from inspector.store import sweeps as sweep_rows
 from inspector.store.database import RUNNING_BUSY_TIMEOUT_MS, StoreError, connect
 from inspector.store.locations import resolve_db_path
 from inspector.store.models import RunSummary, StoredEvent
@@ -89,26 +90,26 @@ class Store:
     def create_sweep(
         self, sweep_id: str, scenario: str, created_at: str, spec: dict[str, Any]
     ) -> None:
-        self._write(lambda: sweeps.create(self._conn, sweep_id, scenario, created_at, spec))
+        self._write(lambda: sweep_rows.create(self._conn, sweep_id, scenario, created_at, spec))
 
     def add_sweep_run(self, sweep_id: str, run_id: str, arm: int, rep: int) -> None:
         """Written before the run starts: a killed sweep still knows the slot was in flight."""
-        self._write(lambda: sweeps.add_run(self._conn, sweep_id, run_id, arm, rep))
+        self._write(lambda: sweep_rows.add_run(self._conn, sweep_id, run_id, arm, rep))
 
     def sweep(self, sweep_id: str) -> StoredSweep:
         """The sweep ``sweep_id`` (or a unique prefix of it) names."""
-        return sweeps.load(self._conn, self.path, sweep_id)
+        return sweep_rows.load(self._conn, self.path, sweep_id)
 
     def sweeps(self) -> list[StoredSweep]:
         """Every sweep, newest first."""
-        return sweeps.listing(self._conn)
+        return sweep_rows.listing(self._conn)
 
     def sweep_runs(self, sweep_id: str) -> list[dict[str, Any]]:
         """The runs started for the sweep with their arm and repetition (see sweeps.runs)."""
-        return sweeps.runs(self._conn, sweep_id)
+        return sweep_rows.runs(self._conn, sweep_id)
 
     def filled_slots(self, sweep_id: str) -> set[tuple[int, int]]:
-        return sweeps.filled(self._conn, sweep_id)
+        return sweep_rows.filled(self._conn, sweep_id)
 
     def _write(self, write: Callable[[], None]) -> None:
         try:
