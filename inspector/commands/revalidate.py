@@ -162,7 +162,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.store import Store
 
     if [args.run_id, args.scenario, args.sweep].count(None) != 2:
-        raise ScenarioError("revalidate: give a RUN_ID, --scenario NAME or --sweep SWEEP_ID")
+        raise ScenarioError(
+            "revalidate: give a RUN_ID or --scenario NAME (one of them), or --sweep SWEEP_ID"
+        )
     if args.sweep is not None:
         from inspector.commands.sweep_run import revalidate_sweep
 
