@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from genai_prices import Usage, calc_price
 
+from inspector.sweeps.cost import run_cost
 from inspector.sweeps.model import Arm, RunFacts, SweepSpec
 from inspector.sweeps.render import format_csv, format_html, format_text
 from inspector.sweeps.report import build_report
@@ -98,3 +99,22 @@ def test_pareto_front_and_baseline_by_name() -> None:
     assert a.versus_baseline is not None and a.versus_baseline.difference == pytest.approx(0.5)
     assert (a.pareto, b.pareto) == (True, False)
     assert "pareto front (cost per run vs pass rate): a" in format_text(report)
+
+
+@pytest.mark.parametrize(
+    ("model", "provider"),
+    [
+        ("gpt-4o-mini", "openai"),
+        ("gpt-4o-mini", "scripted"),
+        ("claude-3-5-haiku-latest", "anthropic"),
+        ("gemini-1.5-pro", "scripted"),  # tiered: priced by calc_price itself
+    ],
+)
+def test_run_cost_is_the_price_tables(model: str, provider: str) -> None:
+    provider_id = {"openai": "openai", "anthropic": "anthropic"}.get(provider)
+    for tokens_in, tokens_out in [(0, 0), (123, 45), (250_000, 9_000), (1_000_000, 1)]:
+        usage = Usage(input_tokens=tokens_in, output_tokens=tokens_out)
+        kw = {"provider_id": provider_id} if provider_id else {}
+        expected = float(calc_price(usage, model, **kw).total_price)
+        assert run_cost(model, provider, tokens_in, tokens_out) == pytest.approx(expected)
+    assert run_cost("no-such-model-anywhere", provider, 10, 10) is None
