@@ -312,3 +312,30 @@ def test_ctrl_c_keeps_finished_runs_and_says_how_to_resume(tmp_path: Path) -> No
     assert f"{kept}/40 runs" in out  # the report of what finished
     assert f"agent-inspector sweep --resume {sweep.sweep_id} runs the rest" in err
     assert "Traceback" not in err
+
+
+def test_preset_arms_and_prompts_from_files(
+    capsys: Capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspector.resources import resources_dir
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "short.txt").write_text("Be brief.", encoding="utf-8")
+    (tmp_path / "long.txt").write_text("You write SMS messages, plain text only.", encoding="utf-8")
+    preset = resources_dir() / "presets" / "latest-only.toml"
+    code, report = sweep_json(
+        capsys, "demo:sweep", "--arm", f"latest={preset}", "--repeat", "3", "--seed", "1"
+    )
+    assert code == 0
+    assert [a["name"] for a in report["arms"]] == ["base", "latest"]  # type: ignore[index]
+    assert report["baseline"] == "base"
+    code, report = sweep_json(
+        capsys, "demo:sweep", "--vary", "prompt.system=@short.txt,@long.txt", "--repeat", "2"
+    )
+    assert [a["name"] for a in report["arms"]] == ["system=short.txt", "system=long.txt"]  # type: ignore[index]
+    with Store.open() as store:
+        rows = store.sweep_runs(str(report["sweep_id"]))
+        systems = {
+            r["arm"]: store.load(r["run_id"]).scenario_source["prompt"]["system"] for r in rows
+        }
+    assert systems == {0: "Be brief.", 1: "You write SMS messages, plain text only."}
