@@ -60,7 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=PRESET.toml",
         help="a named arm setting the fields of a preset file's tables",
     )
-    parser.add_argument("--repeat", type=_positive, default=10, metavar="N", help="runs per arm")
+    parser.add_argument(
+        "--repeat", type=_positive, default=10, metavar="N", help="runs per arm (default 10)"
+    )
     parser.add_argument(
         "--concurrency", type=_positive, default=4, metavar="K", help="runs at once (default 4)"
     )
