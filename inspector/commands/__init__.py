@@ -23,6 +23,8 @@ COMMAND_MODULES = (
     "compare",
     "runs",
     "export",
+    "sweep",
+    "sweeps",
     "demos",
     "local_model",
 )

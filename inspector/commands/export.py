@@ -16,23 +16,36 @@ if TYPE_CHECKING:
     from inspector.reports.jsonl import Timed
 
 NAME = "export"
-HELP = "export a run as JSONL events or a self-contained HTML report"
-FORMATS = ("jsonl", "html")
+HELP = "export a run as JSONL events or an HTML report; a sweep as CSV, JSON or HTML"
+FORMATS = ("jsonl", "html", "csv", "json")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_id", metavar="RUN_ID", help="a recorded run (a unique prefix works)")
     parser.add_argument(
-        "--format", choices=FORMATS, default="jsonl", help="jsonl (events) or html (report)"
+        "run_id",
+        metavar="RUN_ID|SWEEP_ID",
+        help="a recorded run or sweep (sw...; a unique prefix works)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="a run: jsonl (events, the default) or html; a sweep: csv (the default), json, html",
     )
     parser.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     add_db_argument(parser)
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
+    from inspector.commands.sweep_run import export_sweep, is_sweep_id
+    from inspector.core.errors import ScenarioError
     from inspector.core.events import RunFinished
     from inspector.reports.synthetic_events import events_from_record
 
+    if is_sweep_id(args.run_id):
+        return export_sweep(args, out, _write_atomically)
+    args.format = args.format or "jsonl"
+    if args.format not in ("jsonl", "html"):
+        raise ScenarioError(f"export --format {args.format}: a run exports as jsonl or html")
     with open_store_for_reading(args.db) as store:
         if args.format == "html":  # the report is the record's: no events to read
             record = store.load(args.run_id)

@@ -33,6 +33,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--scenario", metavar="NAME", help="every recorded run of this scenario: a pass/fail matrix"
     )
     parser.add_argument(
+        "--sweep",
+        metavar="SWEEP_ID",
+        help="every run of a sweep: each arm's pass rate recomputed, ranking changes named",
+    )
+    parser.add_argument(
         "--validators",
         metavar="FILE",
         type=Path,
@@ -72,8 +77,14 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.errors import ScenarioError
     from inspector.reports.revalidate_text import format_result
 
-    if (args.run_id is None) == (args.scenario is None):
-        raise ScenarioError("revalidate: give a RUN_ID or --scenario NAME (one of them)")
+    if [args.run_id, args.scenario, args.sweep].count(None) != 2:
+        raise ScenarioError(
+            "revalidate: give a RUN_ID or --scenario NAME (one of them), or --sweep SWEEP_ID"
+        )
+    if args.sweep is not None:
+        from inspector.commands.sweep_run import revalidate_sweep
+
+        return revalidate_sweep(args, out)
     if args.scenario is not None:
         return _matrix(args, out)
     with open_store_for_reading(args.db) as store:

@@ -7,6 +7,7 @@ field and the problem.
 from __future__ import annotations
 
 import copy
+import functools
 import re
 import stat
 import tomllib
@@ -45,6 +46,9 @@ class ModelConfig(_Section):
     # scenario sets is treated as a credential (core/credentials.py).
     safe_headers: list[str] = Field(default_factory=list)
     params: dict[str, str] = Field(default_factory=dict)
+    # The scripted model draws its ``choices`` with it (a sweep sets one per run); part of the
+    # recorded scenario, so a replay draws the same answers.
+    seed: int | None = None
 
 
 class PromptConfig(_Section):
@@ -130,11 +134,49 @@ class ScriptEntry(_Section):
     # real API enforces it; without it the entry's tool calls are sent regardless.
     text_if_tools_disabled: str | None = None
 
+    # Weighted alternatives for this call, one drawn per run (``model.seed``); an entry with
+    # choices has nothing else.
+    choices: list[ScriptChoice] = Field(default_factory=list)
+
     @model_validator(mode="after")
     def _empty_is_empty(self) -> ScriptEntry:
         if self.empty and (self.text or self.tool_calls or self.final is not None):
             raise ValueError("empty: an empty answer cannot also have text, tool_calls or final")
+        if self.choices:
+            # Fields at their defaults are fine (a dumped scenario writes them all out).
+            given = [n for n, default in _entry_defaults().items() if getattr(self, n) != default]
+            if given:
+                raise ValueError(
+                    f"choices: an entry with choices has nothing else (got {given[0]})"
+                )
         return self
+
+
+@functools.cache
+def _entry_defaults() -> dict[str, Any]:
+    """Every field of a script entry but ``choices``, with its default (computed once)."""
+    fields = ScriptEntry.model_fields.items()
+    return {n: f.get_default(call_default_factory=True) for n, f in fields if n != "choices"}
+
+
+class ScriptChoice(ScriptEntry):
+    """One alternative of ``choices``, drawn with probability weight / total weight."""
+
+    weight: float = Field(1.0, gt=0)
+    # A simulated model that heeds feedback: the weight when the request's messages contain a
+    # text (the smallest of those that match), e.g. { "Plain text only" = 0.2 }.
+    weight_if_seen: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _no_nesting(self) -> ScriptChoice:
+        if self.choices:
+            raise ValueError("choices: a choice cannot have choices of its own")
+        if any(w <= 0 for w in self.weight_if_seen.values()):
+            raise ValueError("weight_if_seen: weights must be greater than 0")
+        return self
+
+
+ScriptEntry.model_rebuild()  # ``choices`` names ScriptChoice, defined after it
 
 
 class Scenario(_Section):

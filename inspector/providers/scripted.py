@@ -17,6 +17,11 @@ Entry semantics, in the order a response is streamed:
 - ``error``: whatever content the entry has is streamed, then ``ProviderError`` (kind
   ``ScriptedError``) is raised instead of completing, with ``partial_text`` set.
 - ``delay_ms``: a sleep before each item (the error included); no sleep at all when 0.
+- ``choices``: one alternative drawn per call, by weight, from ``random.Random(f"{seed}:{n}")``
+  (``seed`` the scenario's ``model.seed``, 0 when unset): the same seed gives the same answers,
+  call by call, so a replay that skips calls (``skip_to``) still draws what the run drew. A
+  choice's ``weight_if_seen`` replaces its weight when the request's messages contain a text
+  (a model that heeds the feedback it is shown).
 - ``usage``: the given keys override the estimate, ``ceil(chars / 4)`` of the request (system,
   message contents, tool call arguments, tool specs, response format) and of the output (text,
   tool call arguments, refusal, reasoning).
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, get_args
@@ -64,6 +70,7 @@ class ScriptedProvider:
         *,
         final_tool: str | None = None,
         output_mode: OutputMode | None = None,
+        seed: int | None = None,
     ) -> None:
         if output_mode not in _OUTPUT_MODES:
             raise ValueError(f"output_mode must be one of {_OUTPUT_MODES}, got {output_mode!r}")
@@ -72,10 +79,13 @@ class ScriptedProvider:
         if callable(script):
             self._function = script
         else:
-            self._entries = tuple(ScriptEntry.model_validate(entry) for entry in script)
+            self._entries = tuple(
+                e if isinstance(e, ScriptEntry) else ScriptEntry.model_validate(e) for e in script
+            )  # a scenario's entries are validated already: a sweep builds a provider per run
         # ``final`` becomes a tool call only in tool mode; elsewhere it is JSON text.
         self._final_tool = (final_tool or "final_answer") if output_mode == "tool" else None
         self._calls = 0
+        self._seed = seed or 0
         # id(obj) -> (obj, size); holding obj keeps the id from being reused while cached.
         self._sizes: dict[int, tuple[object, int]] = {}
         self._prev_messages: Sequence[Message] = []
@@ -165,7 +175,7 @@ class ScriptedProvider:
                     f"(the script has {count} {'entry' if count == 1 else 'entries'})",
                     kind="ScriptExhausted",
                 )
-            return self._entries[n - 1]
+            return self._drawn(self._entries[n - 1], n, request)
         try:
             result = self._function(request, n - 1)
         except Exception as exc:
@@ -175,13 +185,25 @@ class ScriptedProvider:
                 kind="ScriptedError",
             ) from exc
         if isinstance(result, ScriptEntry):
-            return result
+            return self._drawn(result, n, request)
         if isinstance(result, str):
             return ScriptEntry(text=result)
         try:
-            return ScriptEntry.model_validate(result)
+            return self._drawn(ScriptEntry.model_validate(result), n, request)
         except ValueError as exc:
             raise _invalid(n, "entry", exc) from exc
+
+    def _drawn(self, entry: ScriptEntry, n: int, request: StepRequest) -> ScriptEntry:
+        """The entry itself, or the alternative of its ``choices`` this seed draws at call n."""
+        if not entry.choices:
+            return entry
+        seen = "\n".join(m.content for m in request.messages if m.content)
+        weights = [
+            min((w for text, w in c.weight_if_seen.items() if text in seen), default=c.weight)
+            for c in entry.choices
+        ]
+        rng = random.Random(f"{self._seed}:{n}")  # str seeds hash the same in every process
+        return rng.choices(entry.choices, weights=weights)[0]
 
     def _input_chars(self, request: StepRequest) -> int:
         # Hot path (a 1,000-step turn has ~2,000 messages): plain messages cost a len(); those

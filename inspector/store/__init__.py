@@ -11,6 +11,7 @@ from inspector.store.models import RunNotFound, RunSummary, StoredEvent
 from inspector.store.reader import RunStillRecording
 from inspector.store.recorder import Recorder
 from inspector.store.store import Store
+from inspector.store.sweeps import StoredSweep, SweepNotFound
 
 __all__ = [
     "Recorder",
@@ -21,6 +22,8 @@ __all__ = [
     "StoreError",
     "StoreUnusable",
     "StoredEvent",
+    "StoredSweep",
+    "SweepNotFound",
     "default_db_path",
     "resolve_db_path",
 ]

@@ -185,12 +185,36 @@ CREATE INDEX steps_pending ON steps (run_id) WHERE status = 'pending';
 CREATE INDEX verdicts_by_validator ON verdicts (validator, status);
 """
 
+# Version 6: policy sweeps (issue 15). ``sweeps`` holds each sweep's spec (its arms' overrides,
+# repeat, seed, baseline) as JSON; ``sweep_runs`` maps every run started for a sweep to its arm and
+# repetition (a repetition re-run by ``sweep --resume`` has one row per attempt). No foreign key
+# to ``runs``: the row is written before the run's first event, so a killed sweep still knows
+# which of its slots had a run in flight.
+MIGRATION_SWEEPS = """
+CREATE TABLE sweeps (
+    sweep_id   TEXT PRIMARY KEY,
+    scenario   TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    spec       TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX sweeps_by_created ON sweeps (created_at DESC);
+CREATE TABLE sweep_runs (
+    sweep_id TEXT NOT NULL REFERENCES sweeps (sweep_id) ON DELETE CASCADE,
+    run_id   TEXT NOT NULL,
+    arm      INTEGER NOT NULL,
+    rep      INTEGER NOT NULL,
+    PRIMARY KEY (sweep_id, run_id)
+) WITHOUT ROWID;
+CREATE INDEX sweep_runs_by_run ON sweep_runs (run_id);
+"""
+
 MIGRATIONS: tuple[str, ...] = (
     MIGRATION_1,
     MIGRATION_2,
     MIGRATION_3,
     MIGRATION_4,
     MIGRATION_5,
+    MIGRATION_SWEEPS,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

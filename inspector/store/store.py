@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from inspector.core.records import RunRecord
 from inspector.locations import resolve_db_path
 from inspector.store import reader
+from inspector.store import sweeps as sweep_rows
 from inspector.store.database import (
     RUNNING_BUSY_TIMEOUT_MS,
     StoreError,
@@ -24,6 +26,7 @@ from inspector.store.database import (
 from inspector.store.models import RunSummary, StoredEvent
 from inspector.store.recorder import Recorder, save_record
 from inspector.store.recovery import recover, writer_alive
+from inspector.store.sweeps import StoredSweep
 from inspector.store.writer import RowWriter
 
 
@@ -159,6 +162,38 @@ class Store:
         """Whether the run was recorded with its event log (an import has none)."""
         with self._reading(f"the events of run {run_id}"):
             return reader.has_events(self._conn, self.path, run_id)
+
+    # ---- sweeps (issue 15; inspector/store/sweeps.py) ----------------------------------------
+
+    def create_sweep(
+        self, sweep_id: str, scenario: str, created_at: str, spec: dict[str, Any]
+    ) -> None:
+        self._write(lambda: sweep_rows.create(self._conn, sweep_id, scenario, created_at, spec))
+
+    def add_sweep_run(self, sweep_id: str, run_id: str, arm: int, rep: int) -> None:
+        """Written before the run starts: a killed sweep still knows the slot was in flight."""
+        self._write(lambda: sweep_rows.add_run(self._conn, sweep_id, run_id, arm, rep))
+
+    def sweep(self, sweep_id: str) -> StoredSweep:
+        """The sweep ``sweep_id`` (or a unique prefix of it) names."""
+        return sweep_rows.load(self._conn, self.path, sweep_id)
+
+    def sweeps(self) -> list[StoredSweep]:
+        """Every sweep, newest first."""
+        return sweep_rows.listing(self._conn)
+
+    def sweep_runs(self, sweep_id: str) -> list[dict[str, Any]]:
+        """The runs started for the sweep with their arm and repetition (see sweeps.runs)."""
+        return sweep_rows.runs(self._conn, sweep_id)
+
+    def filled_slots(self, sweep_id: str) -> set[tuple[int, int]]:
+        return sweep_rows.filled(self._conn, sweep_id)
+
+    def _write(self, write: Callable[[], None]) -> None:
+        try:
+            write()
+        except sqlite3.Error as exc:
+            raise StoreError(f"writing a sweep to {self.path} failed: {exc}") from None
 
     def close(self) -> None:
         self._conn.close()

@@ -75,7 +75,7 @@ def test_a_version_1_store_opens_migrated(tmp_path: Path) -> None:
         assert [s.status for s in dead.steps] == ["interrupted"]
         assert [s.status for s in store.runs()] == ["interrupted", "succeeded"]
     conn = sqlite3.connect(path)
-    assert current_version(conn) == SCHEMA_VERSION == 5
+    assert current_version(conn) == SCHEMA_VERSION == 6  # 6: sweeps (issue 15)
     columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
     assert {"writer_host", "writer_pid"} <= columns
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -169,14 +169,14 @@ def _count(conn: sqlite3.Connection, table: str) -> int:
 
 def test_a_version_3_store_gains_the_captured_column(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite3"
-    Store.open(path).close()
-    conn = sqlite3.connect(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = ON")
     with conn:
-        conn.execute("ALTER TABLE verdicts DROP COLUMN captured")
-        conn.execute("UPDATE schema_version SET version = 3")
+        assert migrate(conn, target=3) == 3
+    assert "captured" not in {r[1] for r in conn.execute("PRAGMA table_info(verdicts)")}
     conn.close()
     Store.open(path).close()
     conn = sqlite3.connect(path)
-    assert current_version(conn) == 5
+    assert current_version(conn) == SCHEMA_VERSION
     assert "captured" in {r[1] for r in conn.execute("PRAGMA table_info(verdicts)")}
     conn.close()

@@ -1,0 +1,48 @@
+"""``agent-inspector sweeps``: list stored sweeps, newest first."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from inspector.commands import add_db_argument
+
+NAME = "sweeps"
+HELP = "list stored sweeps, newest first"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_db_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print the sweeps as a JSON list")
+
+
+def main(args: argparse.Namespace, out: TextIO) -> int:
+    from inspector.store import Store
+
+    with Store.open(args.db) as store:
+        sweeps = store.sweeps()
+    if args.json:
+        json.dump([s.model_dump(mode="json") for s in sweeps], out, indent=2, ensure_ascii=False)
+        out.write("\n")
+        return 0
+    if not sweeps:
+        out.write(f"no sweep recorded yet in {store.path}\n")
+        return 0
+    rows = [["sweep_id", "scenario", "created_at", "arms", "repeat", "finished runs"]]
+    for s in sweeps:
+        arms, repeat = len(s.spec.get("arms", [])), int(s.spec.get("repeat", 0))
+        rows.append(
+            [
+                s.sweep_id,
+                s.scenario,
+                s.created_at,
+                str(arms),
+                str(repeat),
+                f"{s.finished}/{arms * repeat}",
+            ]
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        out.write("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n")
+    return 0
