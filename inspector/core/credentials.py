@@ -121,8 +121,8 @@ def redact_headers(
 
 
 def redact_url(url: str) -> str:
-    """``url`` with the password of its user-info and its secret-named query values redacted
-    (the same string when there is nothing to redact)."""
+    """``url`` with the password of its user-info (a lone user name: all of it) and its
+    secret-named query values redacted (the same string when there is nothing to redact)."""
     if not _URL_WITH_SECRET.match(url):
         return url
     try:
@@ -131,10 +131,11 @@ def redact_url(url: str) -> str:
     except ValueError:
         return url
     netloc = parts.netloc
-    if password:
+    if "@" in netloc:
         user, _, host = netloc.rpartition("@")
-        name = user.split(":", 1)[0]
-        netloc = f"{name}:{REDACTED}@{host}"
+        # user:PASS keeps the user name; a lone user name is often the token itself.
+        shown = f"{user.split(':', 1)[0]}:{REDACTED}" if password else REDACTED
+        netloc = f"{shown}@{host}" if user else netloc
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
@@ -156,11 +157,10 @@ def secret_values(
     values = [v for k, v in headers.items() if header_is_secret(k, scenario_secret)]
     values += [v for k, v in params if is_secret_name(k)]
     try:
-        password = urlsplit(url).password if url else None
+        parts = urlsplit(url) if url else None
+        values += [parts.password or parts.username or ""] if parts is not None else []
     except ValueError:
-        password = None
-    if password:
-        values.append(password)
+        pass
     return [v for v in values if v and v != REDACTED]
 
 

@@ -74,6 +74,17 @@ def check_identity(conn: sqlite3.Connection, path: Path) -> int:
         str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
     }
     if not tables:
+        # An empty database is a new store, unless another application has marked it its own.
+        marks = [
+            int(conn.execute(f"PRAGMA {mark}").fetchone()[0])
+            for mark in ("application_id", "user_version")
+        ]
+        if any(marks):
+            raise StoreUnusable(
+                f"{path}: not an agent-inspector store (an SQLite database another application "
+                f"marked as its own: application_id {marks[0]}, user_version {marks[1]}); "
+                "left unchanged"
+            )
         return 0
     if not tables >= SIGNATURE_TABLES:
         shown = ", ".join(sorted(tables)[:4]) + (", ..." if len(tables) > 4 else "")

@@ -100,7 +100,7 @@ def _check(argv: list[str], capsys: pytest.CaptureFixture[str]) -> int:
 
 
 FUZZ = settings(
-    max_examples=40,
+    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -151,7 +151,7 @@ def test_fuzzed_set_values(
     _check(argv, capsys)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(content=st.binary(max_size=200))
 def test_fuzzed_file_bytes(
     content: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -167,3 +167,18 @@ def test_the_base_scenario_runs(tmp_path: Path, capsys: pytest.CaptureFixture[st
     scenario.write_text(tomlkit.dumps(BASE), encoding="utf-8")
     argv = ["run", str(scenario), "--json", "--db", str(tmp_path / "runs.sqlite3")]
     assert _check(argv, capsys) == 0
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(name=st.text(alphabet=st.characters(exclude_characters="/"), min_size=1, max_size=300))
+def test_fuzzed_db_paths(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Any file name under a folder (no "/": the fuzzer stays inside it) as ``--db``: the runs
+    list, or one line and exit 2."""
+    assume(name not in (".", ".."))
+    code = main(["runs", "--json", "--db", str(tmp_path / name)])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    if code == 0:
+        assert json.loads(out) == []  # a new (or empty) store
+    else:
+        assert code == 2 and err.count("\n") == 1 and err.startswith("agent-inspector"), err

@@ -57,6 +57,18 @@ def test_another_applications_database_is_refused_untouched(
     conn.close()
 
 
+def test_an_empty_database_another_application_marked_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "app.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 7")
+    conn.close()
+    before = _digest(tmp_path)
+    _one_line_exit_2(capsys, ["runs", "--db", str(path)], "marked as its own")
+    assert _digest(tmp_path) == before
+
+
 def test_a_newer_store_is_refused_untouched(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

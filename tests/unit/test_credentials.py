@@ -62,3 +62,11 @@ def test_secret_values_for_scrubbing_logs() -> None:
         frozenset({"x-team"}),
     )
     assert sorted(values) == sorted(["Bearer abc12345", "team-1", "k-123", "pw-999"])
+
+
+def test_a_lone_user_name_in_a_url_is_redacted_whole() -> None:
+    from inspector.core.credentials import redact_url
+
+    assert redact_url("https://ghp_token123@git.example/x") == "https://[redacted]@git.example/x"
+    assert redact_url("https://me:pw@h/") == "https://me:[redacted]@h/"
+    assert redact_url("https://h/a@b") == "https://h/a@b"
