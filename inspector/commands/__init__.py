@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     "compare",
     "runs",
     "export",
+    "import_runs",
+    "scenario_from",
     "demos",
     "local_model",
 )

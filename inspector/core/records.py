@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from inspector.core.fidelity import Fidelity
 from inspector.core.messages import Message, ToolCall
 from inspector.core.policy import Policy
 
@@ -198,6 +199,9 @@ class RunRecord(_Record):
     scenario_dir: str = ""
     scenario_origin: str = ""
     overrides: list[str] = Field(default_factory=list)
+    # An imported run (``agent-inspector import``): its source and what a replay would miss.
+    # Left out of the JSON for a run this tool recorded, so those records read as before.
+    fidelity: Fidelity | None = Field(default=None, exclude_if=_is_none)
 
 
 def step_kind(step: Step) -> str:
