@@ -12,7 +12,9 @@ way this project records one:
 - a tool call's result is the ``tool`` message answering it in the next request, else what the
   source recorded for the tool (``ImportedCall.tool_results``);
 - the last call decides the run: an answer → ``succeeded``; an error → ``error``; a tool call
-  with nothing after it → ``error`` (the source ends mid-turn).
+  with nothing after it → ``error`` (the source ends mid-turn);
+- its scenario is the one ``scenario_from`` saves: the recorded replies on the scripted model,
+  so an imported run replays, re-validates and compares like a recorded one.
 
 The fidelity report comes from ``formats.fidelity``.
 """
@@ -39,6 +41,7 @@ from inspector.core.records import (
     Verdict,
 )
 from inspector.formats.fidelity import fidelity_of
+from inspector.formats.scenario_from import scenario_dict
 
 INFERRED_VALIDATOR = "retry_feedback"
 
@@ -100,7 +103,7 @@ def build_run(source: RunSource, calls: list[ImportedCall]) -> RunRecord:
             usage = usage + step.response.usage
     latency = sum(s.latency_ms or 0.0 for s in steps)
     policy = Policy(max_attempts=attempt, max_steps=max(len(steps), 1))
-    return RunRecord(
+    record = RunRecord(
         run_id=source.run_id,
         scenario=source.scenario,
         started_at=source.started_at,
@@ -124,6 +127,15 @@ def build_run(source: RunSource, calls: list[ImportedCall]) -> RunRecord:
         scenario_origin=f"import:{source.file}",
         fidelity=fidelity_of(source.format, source.file, calls, steps),
     )
+    # The scenario it "ran": the recorded replies on the scripted model, so replay and
+    # re-validation load it like any run's (docs/formats.md, "Save as scenario").
+    record.scenario_source = scenario_dict(record)
+    sampling = calls[0].sampling or {}
+    model = record.scenario_source["model"]
+    for key in ("temperature", "max_tokens"):
+        if isinstance(sampling.get(key), int | float) and not isinstance(sampling[key], bool):
+            model[key] = sampling[key]
+    return record
 
 
 def continues(before: list[Message], after: list[Message]) -> int | None:

@@ -51,7 +51,10 @@ def runs_from_jsonl(text: str, file: str, new_id: Callable[[], str]) -> list[Run
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise LogError(f"invalid JSON: {exc.msg} (column {exc.colno})") from None
             pair = _pair(entry, pending, number)
             if pair is not None:
                 body, response, error = pair
@@ -185,6 +188,18 @@ def _flat(message: Any) -> dict[str, Any]:
     return message
 
 
+def _named_tool_messages(messages: list[Message]) -> list[Message]:
+    """Tool messages carry the name of the call they answer, as this project's requests do (the
+    log's body may leave it out): a replay's request then matches the recorded one."""
+    names = {c.id: c.name for m in messages for c in m.tool_calls or ()}
+    return [
+        m.model_copy(update={"name": names[m.tool_call_id]})
+        if m.role == "tool" and m.name is None and m.tool_call_id in names
+        else m
+        for m in messages
+    ]
+
+
 def _call(body: dict[str, Any], completion: Any, error: str | None) -> ImportedCall:
     request = request_from_wire(body)
     response = None
@@ -198,10 +213,12 @@ def _call(body: dict[str, Any], completion: Any, error: str | None) -> ImportedC
     )
     return ImportedCall(
         system=request.system if system_given else "",
-        messages=request.messages,
+        messages=_named_tool_messages(request.messages),
         response=response,
         tools=request.tools,
-        tool_choice=request.tool_choice,
+        # Left out, the API's default applies: "auto" when tools are offered (what this
+        # project's requests say explicitly, so a replay's request matches).
+        tool_choice=request.tool_choice or ("auto" if request.tools else None),
         tool_choice_known=True,
         response_format=request.response_format,
         sampling={k: body[k] for k in SAMPLING_KEYS if k in body},

@@ -95,6 +95,11 @@ def _tools(
     for step in record.steps:
         for result in step.tool_results:
             results.setdefault(result.name, result.content)
+        # A tool the model called though the source did not say it was offered (a message
+        # history has no definitions): declared with an open schema, so the script can call it.
+        for call in step.response.tool_calls if step.response and not step.internal_tool else []:
+            if call.name != synthetic and call.name not in offered:
+                offered[call.name] = ToolSpec(name=call.name)
     unknown = sorted(side_effects - set(offered))
     if unknown:
         raise ValueError(f"--side-effects: the run offered no tool named {unknown[0]!r}")
