@@ -19,9 +19,9 @@ the provider from ``gen_ai.provider.name`` (or the older ``gen_ai.system``).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from inspector.core.fidelity import Fidelity, FidelityGap
 from inspector.core.messages import Message, ToolCall, content_text
@@ -41,9 +41,12 @@ from inspector.core.records import (
     Verdict,
 )
 from inspector.formats import genai as g
+from inspector.formats import why
 from inspector.formats.assemble import ImportedCall, RunSource, build_run
 from inspector.formats.fidelity import DETAIL
 from inspector.formats.otlp_json import STATUS_ERROR, Span, spans
+
+_T = TypeVar("_T")
 
 
 class SpanError(ValueError):
@@ -65,8 +68,10 @@ def runs_from_otlp(document: Any, file: str, new_id: Any) -> list[RunRecord]:
                 record = _foreign_run(trace, file, new_id())
                 if record is not None:
                     records.append(record)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise SpanError(str(exc)) from None
+        except SpanError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise SpanError(why(exc)) from None
     if not records:
         raise SpanError("no GenAI chat spans found (no gen_ai.operation.name = chat)")
     return records
@@ -86,7 +91,7 @@ def _own_run(root: Span, trace: list[Span], file: str) -> RunRecord:
     for s in trace:
         if s.attributes.get(g.OPERATION) == g.EXECUTE_TOOL:
             tools.setdefault(_at(s, "step.index"), []).append(s)
-    steps = [_own_step(s, tools.get(_at(s, "step.index"), []), content) for s in chats]
+    steps = [_at_span(s, _own_step, s, tools.get(_at(s, "step.index"), []), content) for s in chats]
     error = None
     if g.ns("error.type") in a:
         error = RunError(type=a[g.ns("error.type")], message=a.get(g.ns("error.message"), ""))
@@ -212,7 +217,7 @@ def _foreign_run(trace: list[Span], file: str, run_id: str) -> RunRecord | None:
     if not chats:
         return None
     tool_spans = [s for s in trace if s.attributes.get(g.OPERATION) == g.EXECUTE_TOOL]
-    calls = [_call(s, tool_spans) for s in chats]
+    calls = [_at_span(s, _call, s, tool_spans) for s in chats]
     root = next((s for s in trace if s.attributes.get(g.OPERATION) == g.INVOKE_AGENT), None)
     first = chats[0].attributes
     model = first.get(g.REQUEST_MODEL) or first.get(g.RESPONSE_MODEL) or ""
@@ -440,6 +445,17 @@ def _calls(part: dict[str, Any]) -> list[ToolCall]:
 
 
 # ---- helpers ------------------------------------------------------------------------------------
+
+
+def _at_span(span: Span, read: Callable[..., _T], *args: Any) -> _T:
+    """``read(*args)``, a failure named after the span it read."""
+    try:
+        return read(*args)
+    except SpanError:
+        raise
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        text = why(exc)
+        raise SpanError(text if text.startswith("span ") else f"{span.label}: {text}") from None
 
 
 def _json(span: Span, key: str, default: Any) -> Any:

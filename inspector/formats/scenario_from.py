@@ -44,7 +44,8 @@ def scenario_dict(record: RunRecord, side_effects: Iterable[str] = ()) -> dict[s
     output = source.get("output") or _output_of(first.response_format)
     if output:
         data["output"] = output
-    tools = _tools(record, output_name if output else None, set(side_effects))
+    synthetic = None if source.get("tools") or not output else output_name
+    tools = _tools(record, synthetic, set(side_effects))
     if tools:
         data["tools"] = tools
     if source.get("validators"):
@@ -86,10 +87,25 @@ def _output_of(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
 def _tools(
     record: RunRecord, synthetic: str | None, side_effects: set[str]
 ) -> list[dict[str, Any]]:
+    """A native run's scenario tools as they were (their functions or canned results); else
+    the tools the calls offered, with the first result recorded for each."""
+    declared = (record.scenario_source or {}).get("tools")
+    if declared:
+        names = {t["name"] for t in declared}
+        _check_side_effects(side_effects, names)
+        return [
+            _absolute(dict(t, side_effects=t.get("side_effects") or t["name"] in side_effects),
+                      record.scenario_dir)
+            for t in declared
+        ]  # fmt: skip
+    # The synthetic final-answer tool is not a user tool: its calls are the internal steps'.
+    internal = {c.name for s in record.steps if s.internal_tool and s.response
+                for c in s.response.tool_calls}  # fmt: skip
+    internal |= {synthetic} if synthetic else set()
     offered: dict[str, ToolSpec] = {}
     for step in record.steps:
         for tool in step.request.tools:
-            if tool.name != synthetic:
+            if tool.name not in internal:
                 offered.setdefault(tool.name, tool)
     results: dict[str, str] = {}
     for step in record.steps:
@@ -97,12 +113,10 @@ def _tools(
             results.setdefault(result.name, result.content)
         # A tool the model called though the source did not say it was offered (a message
         # history has no definitions): declared with an open schema, so the script can call it.
-        for call in step.response.tool_calls if step.response and not step.internal_tool else []:
-            if call.name != synthetic and call.name not in offered:
+        for call in step.response.tool_calls if step.response else []:
+            if call.name not in internal and call.name not in offered:
                 offered[call.name] = ToolSpec(name=call.name)
-    unknown = sorted(side_effects - set(offered))
-    if unknown:
-        raise ValueError(f"--side-effects: the run offered no tool named {unknown[0]!r}")
+    _check_side_effects(side_effects, set(offered))
     out = []
     for name, tool in offered.items():
         entry: dict[str, Any] = tool.model_dump(mode="json")
@@ -110,6 +124,12 @@ def _tools(
         entry["side_effects"] = name in side_effects
         out.append(entry)
     return out
+
+
+def _check_side_effects(asked: set[str], names: set[str]) -> None:
+    unknown = sorted(asked - names)
+    if unknown:
+        raise ValueError(f"--side-effects: the run offered no tool named {unknown[0]!r}")
 
 
 def _policy(record: RunRecord) -> dict[str, Any]:

@@ -11,6 +11,7 @@ message history is written with ``ModelMessagesTypeAdapter.dump_json``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -68,7 +69,8 @@ def write(folder: Path) -> tuple[Path, Path]:
             raise ModelRetry(FEEDBACK)
         return output
 
-    result = agent.run_sync(USER)
+    # asyncio.run closes its loop (run_sync leaves one behind: a ResourceWarning in pytest).
+    result = asyncio.run(agent.run(USER))
     assert result.output == FINAL
     folder.mkdir(parents=True, exist_ok=True)
     history = folder / "pydantic_ai_history.json"
