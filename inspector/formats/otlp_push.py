@@ -112,7 +112,10 @@ def push(
     finally:
         exporter.shutdown()  # type: ignore[no-untyped-call]
     if result is not SpanExportResult.SUCCESS:
-        detail = f": {failures[-1]}" if failures else ""
+        if any(line.startswith("Transient error") for line in failures):
+            detail = ": cannot reach it (retried until the timeout)"
+        else:
+            detail = f": {failures[-1]}" if failures else ""
         raise InspectorError(f"export: {url} did not accept the spans{detail}")
     return len(batch)
 
