@@ -6,6 +6,15 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+# What reading a malformed value raises (a missing key, a wrong type, a number out of range).
+MALFORMED: tuple[type[Exception], ...] = (
+    ValueError,
+    KeyError,
+    TypeError,
+    AttributeError,
+    OverflowError,
+)
+
 
 def why(exc: BaseException) -> str:
     """One line saying what is wrong with a value (a missing key, a pydantic error's first

@@ -146,6 +146,28 @@ def from_genai(data: Any) -> list[Message]:
     return [Message(role=role, content=content, tool_calls=tuple(calls) or None, name=name)]
 
 
+class MessageReader:
+    """``from_genai`` over successive requests of one turn: each re-sends the history, so the
+    messages it shares with the previous request (equal as parsed JSON) are that request's
+    record messages, not new ones — read once, shared, as the store shares them."""
+
+    def __init__(self) -> None:
+        self._raw: list[Any] = []
+        self._read: list[list[Message]] = []
+
+    def read(self, raw: Any) -> list[Message]:
+        if not isinstance(raw, list):
+            raise MessageShapeError("messages must be a list")
+        keep = 0
+        for before, now in zip(self._raw, raw, strict=False):
+            if before != now:
+                break
+            keep += 1
+        read = self._read[:keep] + [from_genai(m) for m in raw[keep:]]
+        self._raw, self._read = raw, read
+        return [m for group in read for m in group]
+
+
 def reasoning_text(parts: Sequence[Any]) -> str | None:
     found = [
         content_text(p.get("content"))

@@ -15,10 +15,16 @@ from typing import Any, Literal
 
 from inspector.core.errors import ScenarioError
 from inspector.core.records import RunRecord
-from inspector.formats import why
+from inspector.formats import MALFORMED, why
 
 ImportChoice = Literal["auto", "otel", "pydantic-ai", "openai-jsonl"]
 FORMATS: tuple[ImportChoice, ...] = ("auto", "otel", "pydantic-ai", "openai-jsonl")
+
+
+MALFORMED_OR_DEEP: tuple[type[Exception], ...] = (
+    *MALFORMED,
+    RecursionError,
+)  # deeply nested JSON is malformed too
 
 
 class ImportFileError(ScenarioError):
@@ -67,7 +73,7 @@ def import_file(
         return _parse(chosen, text, label, new_id)
     except ImportFileError:
         raise
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+    except MALFORMED_OR_DEEP as exc:
         raise ImportFileError(f"{path}: {chosen}: {why(exc)}") from None
 
 

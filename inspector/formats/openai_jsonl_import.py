@@ -23,7 +23,7 @@ from typing import Any
 from inspector.core.errors import ProviderError
 from inspector.core.messages import Message
 from inspector.core.records import RunRecord
-from inspector.formats import why
+from inspector.formats import MALFORMED, why
 from inspector.formats.assemble import ImportedCall, RunSource, build_run, continues
 from inspector.providers.openai_wire import completion_from_wire, request_from_wire
 
@@ -38,6 +38,10 @@ SAMPLING_KEYS = (
     "presence_penalty",
     "n",
 )
+
+
+# A malformed value, or a response body the wire parser refuses (an error body, not an object).
+_BAD_LINE: tuple[type[Exception], ...] = (*MALFORMED, ProviderError)
 
 
 class LogError(ValueError):
@@ -61,7 +65,7 @@ def runs_from_jsonl(text: str, file: str, new_id: Callable[[], str]) -> list[Run
                 calls.append((number, _call(body, response, error), str(body.get("model", ""))))
         except LogError as exc:
             raise LogError(f"line {number}: {exc}") from None
-        except (ValueError, KeyError, TypeError, AttributeError, ProviderError) as exc:
+        except _BAD_LINE as exc:
             raise LogError(f"line {number}: {why(exc)}") from None
     if pending:
         number, _ = min(pending.values(), key=lambda v: v[0])

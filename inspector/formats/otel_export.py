@@ -16,10 +16,13 @@ transcript and feedback text (token counts, verdicts and shapes stay).
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from inspector import __version__
+from inspector.core.messages import Message
 from inspector.core.records import RunRecord, Step
 from inspector.formats import genai as g
 from inspector.formats.otlp_json import (
@@ -28,6 +31,7 @@ from inspector.formats.otlp_json import (
     STATUS_ERROR,
     STATUS_OK,
     STATUS_UNSET,
+    Verbatim,
     attributes,
     stable_id,
 )
@@ -38,8 +42,27 @@ SERVICE = "agent-inspector"
 _FAILED_RUN = ("error", "failed", "interrupted")
 
 
+class _MessageJson:
+    """Each message's redacted GenAI JSON, made once: a step re-sends the whole history, and the
+    record shares one object per distinct message between the steps that send it."""
+
+    def __init__(self) -> None:
+        self._done: dict[int, tuple[Message, str]] = {}
+
+    def array(self, messages: Sequence[Message]) -> Verbatim:
+        parts = []
+        for m in messages:
+            hit = self._done.get(id(m))
+            if hit is None:
+                text = json.dumps(redact(g.to_genai(m)), ensure_ascii=False, separators=(",", ":"))
+                hit = self._done[id(m)] = (m, text)  # the message kept: its id stays unique
+            parts.append(hit[1])
+        return Verbatim("[" + ",".join(parts) + "]")
+
+
 def run_to_otlp(record: RunRecord, *, content: bool = True) -> dict[str, Any]:
     """The ``ExportTraceServiceRequest`` of one run, as OTLP/JSON."""
+    cache = _MessageJson()
     trace_id = stable_id(f"trace:{record.run_id}", 16)
     root_id = stable_id(f"run:{record.run_id}", 8)
     start = _iso_to_ns(record.started_at)
@@ -47,7 +70,7 @@ def run_to_otlp(record: RunRecord, *, content: bool = True) -> dict[str, Any]:
     t = start
     for step in record.steps:
         end = t + _ms_to_ns(step.latency_ms)
-        spans.append(_chat_span(record, step, trace_id, root_id, t, end, content))
+        spans.append(_chat_span(record, step, trace_id, root_id, t, end, content, cache))
         spans.extend(_tool_spans(record, step, trace_id, root_id, end, content))
         t = end
     run_end = max(t, start + _ms_to_ns(record.duration_ms))
@@ -82,7 +105,7 @@ def _span(
         "kind": kind,
         "startTimeUnixNano": str(start),
         "endTimeUnixNano": str(end),
-        "attributes": attributes(redact(attrs)),
+        "attributes": attributes(_redacted(attrs)),
         "status": {"code": status[0], **({"message": redact(status[1])} if status[1] else {})},
     }
     if events:
@@ -142,6 +165,7 @@ def _chat_span(
     start: int,
     end: int,
     content: bool,
+    cache: _MessageJson,
 ) -> dict[str, Any]:
     request, response = step.request, step.response
     attrs: dict[str, Any] = {
@@ -175,7 +199,7 @@ def _chat_span(
             attrs[g.FINISH_REASONS] = [response.finish_reason]
     if content:
         attrs[g.SYSTEM_INSTRUCTIONS] = [{"type": "text", "content": request.system}]
-        attrs[g.INPUT_MESSAGES] = g.genai_messages(request.messages)
+        attrs[g.INPUT_MESSAGES] = cache.array(request.messages)
         attrs[g.ns("step.feedback")] = [m.model_dump(mode="json") for m in step.feedback]
         if response is not None:
             attrs[g.OUTPUT_MESSAGES] = [_output_message(step)]
@@ -187,6 +211,11 @@ def _chat_span(
     return _span(
         name, trace_id, span_id, parent, start, end, SPAN_KIND_CLIENT, attrs, status, events
     )
+
+
+def _redacted(attrs: dict[str, Any]) -> dict[str, Any]:
+    """Every value through ``redact``, but text made from redacted parts (``Verbatim``)."""
+    return {k: v if isinstance(v, Verbatim) else redact(v) for k, v in attrs.items()}
 
 
 def _output_message(step: Step) -> dict[str, Any]:

@@ -40,8 +40,8 @@ from inspector.core.records import (
     Usage,
     Verdict,
 )
+from inspector.formats import MALFORMED, why
 from inspector.formats import genai as g
-from inspector.formats import why
 from inspector.formats.assemble import ImportedCall, RunSource, build_run
 from inspector.formats.fidelity import DETAIL
 from inspector.formats.otlp_json import STATUS_ERROR, Span, spans
@@ -70,7 +70,7 @@ def runs_from_otlp(document: Any, file: str, new_id: Any) -> list[RunRecord]:
                     records.append(record)
         except SpanError:
             raise
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except MALFORMED as exc:
             raise SpanError(why(exc)) from None
     if not records:
         raise SpanError("no GenAI chat spans found (no gen_ai.operation.name = chat)")
@@ -91,7 +91,8 @@ def _own_run(root: Span, trace: list[Span], file: str) -> RunRecord:
     for s in trace:
         if s.attributes.get(g.OPERATION) == g.EXECUTE_TOOL:
             tools.setdefault(_at(s, "step.index"), []).append(s)
-    steps = [_at_span(s, _own_step, s, tools.get(_at(s, "step.index"), []), content) for s in chats]
+    reader = g.MessageReader()
+    steps = [_at_span(s, _own_step, s, tools.get(_at(s, "step.index"), []), reader) for s in chats]
     error = None
     if g.ns("error.type") in a:
         error = RunError(type=a[g.ns("error.type")], message=a.get(g.ns("error.message"), ""))
@@ -136,12 +137,10 @@ def _own_fidelity(file: str, content: bool, steps: int) -> Fidelity:
     return Fidelity(format="otel", source=file, replayable=content, gaps=gaps)
 
 
-def _own_step(span: Span, tool_spans: list[Span], content: bool) -> Step:
+def _own_step(span: Span, tool_spans: list[Span], reader: g.MessageReader) -> Step:
     a = span.attributes
     system_parts = _json(span, g.SYSTEM_INSTRUCTIONS, [])
-    messages: list[Message] = []
-    for m in _json(span, g.INPUT_MESSAGES, []):
-        messages.extend(g.from_genai(m))
+    messages = reader.read(_json(span, g.INPUT_MESSAGES, []))
     request = StepRequest(
         system="".join(content_text(p.get("content")) for p in system_parts),
         messages=messages,
@@ -217,7 +216,8 @@ def _foreign_run(trace: list[Span], file: str, run_id: str) -> RunRecord | None:
     if not chats:
         return None
     tool_spans = [s for s in trace if s.attributes.get(g.OPERATION) == g.EXECUTE_TOOL]
-    calls = [_at_span(s, _call, s, tool_spans) for s in chats]
+    reader = g.MessageReader()
+    calls = [_at_span(s, _call, s, tool_spans, reader) for s in chats]
     root = next((s for s in trace if s.attributes.get(g.OPERATION) == g.INVOKE_AGENT), None)
     first = chats[0].attributes
     model = first.get(g.REQUEST_MODEL) or first.get(g.RESPONSE_MODEL) or ""
@@ -244,7 +244,7 @@ def _is_chat(span: Span) -> bool:
     return g.INPUT_MESSAGES in span.attributes or "gen_ai.prompt.0.role" in span.attributes
 
 
-def _call(span: Span, tool_spans: Sequence[Span]) -> ImportedCall:
+def _call(span: Span, tool_spans: Sequence[Span], reader: g.MessageReader) -> ImportedCall:
     a = span.attributes
     system_parts = _json(span, g.SYSTEM_INSTRUCTIONS, None)
     system: str | None = (
@@ -252,7 +252,7 @@ def _call(span: Span, tool_spans: Sequence[Span]) -> ImportedCall:
         if isinstance(system_parts, list)
         else None
     )
-    messages, outputs = _messages(span)
+    messages, outputs = _messages(span, reader)
     systems = [m.content or "" for m in messages if m.role == "system"]
     if systems:
         system = "\n\n".join([*([system] if system else []), *systems])
@@ -284,15 +284,15 @@ def _call(span: Span, tool_spans: Sequence[Span]) -> ImportedCall:
     )
 
 
-def _messages(span: Span) -> tuple[list[Message], list[dict[str, Any]]]:
+def _messages(span: Span, reader: g.MessageReader) -> tuple[list[Message], list[dict[str, Any]]]:
     """(input messages, output messages in the conventions' shape) from whichever form the span
     uses."""
     a = span.attributes
     if g.INPUT_MESSAGES in a or g.OUTPUT_MESSAGES in a:
-        messages: list[Message] = []
-        for m in _json(span, g.INPUT_MESSAGES, []):
-            messages.extend(g.from_genai(m))
-        return messages, list(_json(span, g.OUTPUT_MESSAGES, []))
+        outputs = _json(span, g.OUTPUT_MESSAGES, [])
+        if not isinstance(outputs, list):
+            raise ValueError(f"{span.label}: {g.OUTPUT_MESSAGES} must be a list")
+        return reader.read(_json(span, g.INPUT_MESSAGES, [])), outputs
     if "gen_ai.prompt.0.role" in a or "gen_ai.completion.0.role" in a:
         return _flattened(a)
     return _from_events(span)
@@ -453,7 +453,7 @@ def _at_span(span: Span, read: Callable[..., _T], *args: Any) -> _T:
         return read(*args)
     except SpanError:
         raise
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+    except MALFORMED as exc:
         text = why(exc)
         raise SpanError(text if text.startswith("span ") else f"{span.label}: {text}") from None
 

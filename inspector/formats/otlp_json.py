@@ -29,10 +29,17 @@ _KINDS = {
 _STATUS = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
 
 
+_MALFORMED = (ValueError, TypeError, AttributeError, OverflowError)
+
+
 def stable_id(seed: str, size: int) -> str:
     """A hex id of ``size`` bytes derived from ``seed``: exporting a run twice gives the same
     ids, so a collector sees the same trace (and tests compare files)."""
     return hashlib.blake2b(seed.encode("utf-8"), digest_size=size).hexdigest()
+
+
+class Verbatim(str):
+    """Text already in its final form (JSON made and redacted piece by piece): sent as it is."""
 
 
 def value(v: Any) -> dict[str, Any]:
@@ -45,7 +52,7 @@ def value(v: Any) -> dict[str, Any]:
     if isinstance(v, float):
         return {"doubleValue": v}
     if isinstance(v, str):
-        return {"stringValue": v}
+        return {"stringValue": str(v)}
     if isinstance(v, list | tuple) and all(isinstance(x, str) for x in v):
         return {"arrayValue": {"values": [{"stringValue": x} for x in v]}}
     return {"stringValue": json.dumps(v, ensure_ascii=False, separators=(",", ":"))}
@@ -142,7 +149,13 @@ def spans(document: Any) -> Iterator[Span]:
                 position += 1
                 try:
                     yield _span(raw, position)
-                except (OtlpShapeError, ValueError, TypeError, AttributeError) as exc:
+                except (
+                    OtlpShapeError,
+                    ValueError,
+                    TypeError,
+                    AttributeError,
+                    OverflowError,
+                ) as exc:
                     name = raw.get("name") if isinstance(raw, dict) else None
                     raise OtlpShapeError(f"span {position} ({name!r}): {exc}") from None
 
@@ -211,7 +224,7 @@ def _nanos(v: Any) -> int:
         return 0
     try:
         return int(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise OtlpShapeError(f"time {v!r} is not a number of nanoseconds") from None
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from inspector.core.messages import Message, ToolCall, content_text
 from inspector.core.records import RunRecord, StepResponse, Usage
-from inspector.formats import why
+from inspector.formats import MALFORMED, why
 from inspector.formats.assemble import ImportedCall, RunSource, build_run
 
 
@@ -68,7 +68,7 @@ def run_from_history(data: Any, file: str, run_id: str) -> RunRecord:
             messages.append(_assistant(response))
         except HistoryError as exc:
             raise HistoryError(f"message {position}: {exc}") from None
-        except (KeyError, TypeError, ValueError) as exc:
+        except MALFORMED as exc:
             raise HistoryError(f"message {position}: {why(exc)}") from None
     if not calls:
         raise HistoryError("the history has no model response")

@@ -173,3 +173,36 @@ def test_a_bad_file_is_one_line_naming_where_and_stores_nothing(
 def test_a_missing_file(capsys: Capsys, db: Path, tmp_path: Path) -> None:
     assert main(["import", str(tmp_path / "nope.json"), "--db", str(db)]) == 2
     assert "nope.json: no such file" in capsys.readouterr().err
+
+
+def _s(key: str, value: str) -> dict[str, Any]:
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def test_messages_as_span_events(capsys: Capsys, db: Path, tmp_path: Path) -> None:
+    """The event form of early GenAI instrumentations: gen_ai.*.message and gen_ai.choice."""
+    events = [
+        {"name": "gen_ai.system.message", "attributes": [_s("content", "Be brief.")]},
+        {"name": "gen_ai.user.message", "attributes": [_s("content", "2+2?")]},
+        {"name": "gen_ai.choice", "attributes": [
+            _s("message", '{"role": "assistant", "content": "4"}'), _s("finish_reason", "stop")]},
+    ]  # fmt: skip
+    span = {
+        "traceId": "0af7651916cd43dd8448eb211c80319c",
+        "spanId": "b7ad6b7169203331",
+        "name": "chat gpt-4o",
+        "startTimeUnixNano": "1764000000000000000",
+        "endTimeUnixNano": "1764000000250000000",
+        "attributes": [_s("gen_ai.operation.name", "chat"), _s("gen_ai.system", "openai"),
+                       _s("gen_ai.request.model", "gpt-4o")],
+        "events": events,
+    }  # fmt: skip
+    path = tmp_path / "events.otlp.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
+    record = _import(capsys, db, path)
+    (step,) = record["steps"]
+    assert step["request"]["system"] == "Be brief."
+    assert step["request"]["messages"] == [{"role": "user", "content": "2+2?"}]
+    assert step["response"]["text"] == "4" and step["response"]["finish_reason"] == "stop"
+    assert step["latency_ms"] == 250.0 and record["output"] == "4"
+    assert {"tool_definitions", "tool_choice", "sampling"} <= _gaps(record)
