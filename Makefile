@@ -15,7 +15,7 @@ XCB_DEBS := libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-re
             libxcb-randr0 libxcb-xfixes0 libxcb-sync1 libxcb-shm0 libx11-xcb1 xvfb
 
 .PHONY: run test test-local local-model lint typecheck bench setup system-deps clean \
-        package package-test
+        package package-test test-otel
 
 setup: $(STAMP)
 
@@ -72,6 +72,17 @@ local-model: $(STAMP)
 # Against the real server (tests/local_model; each test skips cleanly without the install).
 test-local: local-model
 	$(BIN)/python -m pytest -q -m local_model tests/local_model
+
+# Optional: export runs to a real Arize Phoenix on 127.0.0.1 and read them back through its client
+# (tests/formats/test_phoenix.py). The server goes into its own virtualenv (.venv-phoenix: it pulls
+# ~100 packages and would move pins the suite runs with); its client into .venv.
+PHOENIX_PINS := arize-phoenix==20.26.1
+PHOENIX_CLIENT_PINS := arize-phoenix-client==3.5.0
+test-otel: $(STAMP)
+	test -x .venv-phoenix/bin/phoenix || ( $(PY) -m venv .venv-phoenix && \
+	  .venv-phoenix/bin/python -m pip install --quiet $(PHOENIX_PINS) )
+	$(BIN)/python -m pip install --quiet $(PHOENIX_CLIENT_PINS)
+	PHOENIX_SERVER=$(CURDIR)/.venv-phoenix/bin/phoenix $(BIN)/python -m pytest -q -m otel_phoenix tests/formats
 
 # The standalone app (issue 7): a PyInstaller one-dir bundle in dist/agent-inspector/.
 package: $(STAMP)

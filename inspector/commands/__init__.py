@@ -25,6 +25,8 @@ COMMAND_MODULES = (
     "export",
     "sweep",
     "sweeps",
+    "import_runs",
+    "scenario_from",
     "demos",
     "local_model",
 )

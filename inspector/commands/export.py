@@ -13,11 +13,16 @@ from typing import TYPE_CHECKING, TextIO
 from inspector.commands import add_db_argument, open_store_for_reading
 
 if TYPE_CHECKING:
+    from inspector.core.records import RunRecord
     from inspector.reports.jsonl import Timed
 
 NAME = "export"
-HELP = "export a run as JSONL events or an HTML report; a sweep as CSV, JSON or HTML"
-FORMATS = ("jsonl", "html", "csv", "json")
+HELP = (
+    "export a run as JSONL events, an HTML report or OpenTelemetry GenAI spans; a sweep as CSV, "
+    "JSON or HTML"
+)
+FORMATS = ("jsonl", "html", "otel", "csv", "json")
+RUN_FORMATS = ("jsonl", "html", "otel")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,10 +34,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         choices=FORMATS,
-        help="a run: jsonl (events, the default) or html; a sweep: csv (the default), json, html",
+        help="a run: jsonl (events, the default), html (report) or otel (OTLP/JSON GenAI "
+        "spans); a sweep: csv (the default), json, html",
     )
     parser.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     add_db_argument(parser)
+    _add_otel_arguments(parser)
+
+
+def _add_otel_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-content",
+        action="store_true",
+        help="otel: leave out message content, tool arguments and results, outputs",
+    )
+    parser.add_argument(
+        "--otlp-endpoint",
+        metavar="URL",
+        help="push the otel spans to this OTLP/HTTP collector instead of writing them",
+    )
+    parser.add_argument(
+        "--header",
+        dest="headers",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a header for --otlp-endpoint (repeatable; never printed or stored)",
+    )
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
@@ -44,9 +72,13 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     if is_sweep_id(args.run_id):
         return export_sweep(args, out, _write_atomically)
     args.format = args.format or "jsonl"
-    if args.format not in ("jsonl", "html"):
-        raise ScenarioError(f"export --format {args.format}: a run exports as jsonl or html")
+    if args.format not in RUN_FORMATS:
+        raise ScenarioError(
+            f"export --format {args.format}: a run exports as {', '.join(RUN_FORMATS)}"
+        )
     with open_store_for_reading(args.db) as store:
+        if args.format == "otel" or args.otlp_endpoint:
+            return _export_otel(store.load(args.run_id), args, out)
         if args.format == "html":  # the report is the record's: no events to read
             record = store.load(args.run_id)
             synthesized = not store.has_events(record.run_id)
@@ -76,6 +108,28 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     _write_atomically(Path(args.out), chunks)
     note = " (events rebuilt from the record)" if synthesized else ""
     print(f"exported run {record.run_id} as {args.format} to {args.out}{note}", file=sys.stderr)
+    return 0
+
+
+def _export_otel(record: RunRecord, args: argparse.Namespace, out: TextIO) -> int:
+    import json
+
+    from inspector.formats.otel_export import run_to_otlp
+
+    document = run_to_otlp(record, content=not args.no_content)
+    if args.otlp_endpoint:
+        from inspector.formats.otlp_push import parse_headers, push, traces_url
+
+        count = push(document, args.otlp_endpoint, parse_headers(args.headers))
+        url = traces_url(args.otlp_endpoint)
+        print(f"sent run {record.run_id} ({count} spans) to {url}", file=sys.stderr)
+        return 0
+    text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    if args.out is None:
+        out.write(text)
+        return 0
+    _write_atomically(Path(args.out), [text])
+    print(f"exported run {record.run_id} as otel to {args.out}", file=sys.stderr)
     return 0
 
 

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from inspector.core.fidelity import Fidelity
 from inspector.core.messages import Message, ToolCall
 from inspector.core.policy import Policy
 
@@ -209,6 +210,9 @@ class RunRecord(_Record):
     # What the engine changed so the provider could take the turn (one sentence each), e.g. system
     # feedback sent as user feedback to a provider without system messages mid-conversation.
     notes: list[str] = Field(default_factory=list)
+    # An imported run (``agent-inspector import``): its source and what a replay would miss.
+    # Left out of the JSON for a run this tool recorded, so those records read as before.
+    fidelity: Fidelity | None = Field(default=None, exclude_if=_is_none)
 
 
 def step_kind(step: Step) -> str:

@@ -1,0 +1,46 @@
+"""The fidelity report of an imported run: what a faithful replay of it would miss.
+
+A run imported from another tool's trace or message history is a normal run, but its source may
+not have carried everything a request needs (tool definitions, ``tool_choice``, sampling
+settings, the content itself). The report lists each gap once, with the steps it touches, so the
+window and ``--json`` can say how far a replay can be trusted. The rules deciding the gaps are
+in ``inspector.formats.fidelity``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+GapKind = Literal[
+    "tool_definitions",  # the tools offered to the model (names, schemas) are not known
+    "tool_choice",  # whether a call was forced to a tool is not known
+    "sampling",  # temperature, max_tokens, ... are not known
+    "content",  # message content was not captured (only shapes, token counts)
+    "system_prompt",  # the system prompt is not known
+    "verdicts",  # validator verdicts are inferred from retry feedback, not recorded
+    "tool_results",  # a tool call has no recorded result
+    "timing",  # latencies are not known
+    "raw",  # the raw wire bodies are not in the source
+]
+ImportFormat = Literal["otel", "pydantic-ai", "openai-jsonl"]
+
+
+class FidelityGap(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: GapKind
+    steps: list[int] = Field(default_factory=list)  # 1-based step indexes; empty = the whole run
+    detail: str = ""
+
+
+class Fidelity(BaseModel):
+    """Where an imported run came from and what its source did not carry."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: ImportFormat
+    source: str  # the file's name as given to ``import``
+    replayable: bool  # every request is known well enough to replay it offline as it was
+    gaps: list[FidelityGap] = Field(default_factory=list)

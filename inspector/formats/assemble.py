@@ -1,0 +1,247 @@
+"""Foreign model calls → a run record: the rules every importer shares.
+
+An importer turns its source (a trace, a message history, a request log) into ``ImportedCall``s
+in call order, saying for each what the source knew. ``build_run`` then lays out the turn the
+way this project records one:
+
+- each call is a step; a call whose answer has no tool calls is a candidate final output;
+- a candidate followed by another call that continues the same conversation past it is a
+  failed attempt: the messages added after the answer are its feedback (DESIGN §5, the proxy's
+  rule: "a continuation after a final answer = a new attempt"), and its verdict is inferred
+  (validator ``retry_feedback``, status ``fail``, the feedback as reason);
+- a tool call's result is the ``tool`` message answering it in the next request, else what the
+  source recorded for the tool (``ImportedCall.tool_results``);
+- the last call decides the run: an answer → ``succeeded``; an error → ``error``; a tool call
+  with nothing after it → ``error`` (the source ends mid-turn);
+- its scenario is the one ``scenario_from`` saves: the recorded replies on the scripted model,
+  so an imported run replays, re-validates and compares like a recorded one.
+
+The fidelity report comes from ``formats.fidelity``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.core.fidelity import ImportFormat
+from inspector.core.messages import Message
+from inspector.core.policy import Policy
+from inspector.core.records import (
+    Budgets,
+    RunError,
+    RunRecord,
+    Step,
+    StepRequest,
+    StepResponse,
+    ToolResult,
+    ToolSpec,
+    Usage,
+    Verdict,
+)
+from inspector.formats.fidelity import fidelity_of
+from inspector.formats.scenario_from import scenario_dict
+
+INFERRED_VALIDATOR = "retry_feedback"
+
+
+@dataclass
+class ImportedCall:
+    """One model call as a source knows it. ``None`` means "the source does not say"."""
+
+    system: str | None
+    messages: list[Message]
+    response: StepResponse | None
+    tools: list[ToolSpec] | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    tool_choice_known: bool = False
+    response_format: dict[str, Any] | None = None
+    sampling: dict[str, Any] | None = None
+    content_known: bool = True
+    latency_ms: float | None = None
+    ttft_ms: float | None = None
+    error: str | None = None
+    tool_results: list[ToolResult] = field(default_factory=list)
+
+
+@dataclass
+class RunSource:
+    """What a run is known as: its name, model and when it started."""
+
+    format: ImportFormat
+    file: str
+    run_id: str
+    scenario: str
+    started_at: str
+    provider: str = ""
+    model: str = ""
+    duration_ms: float | None = None
+
+
+def build_run(source: RunSource, calls: list[ImportedCall]) -> RunRecord:
+    if not calls:
+        raise ValueError("no model calls to import")
+    steps: list[Step] = []
+    attempt = 1
+    for index, call in enumerate(calls, start=1):
+        after = calls[index] if index < len(calls) else None
+        step = _step(index, attempt, call, after)
+        steps.append(step)
+        if step.status == "failed_validation":
+            attempt += 1
+    last, last_call = steps[-1], calls[-1]
+    status, termination, error, output = _ending(last)
+    transcript = list(last_call.messages)
+    if last_call.system:
+        transcript.insert(0, Message(role="system", content=last_call.system))
+    if last.response is not None and status == "succeeded":
+        transcript.append(_assistant(last.response))
+    usage = Usage()
+    for step in steps:
+        if step.response is not None:
+            usage = usage + step.response.usage
+    latency = sum(s.latency_ms or 0.0 for s in steps)
+    policy = Policy(max_attempts=attempt, max_steps=max(len(steps), 1))
+    record = RunRecord(
+        run_id=source.run_id,
+        scenario=source.scenario,
+        started_at=source.started_at,
+        duration_ms=source.duration_ms if source.duration_ms is not None else latency,
+        policy=policy,
+        status=status,
+        termination=termination,
+        budgets=Budgets(
+            attempts_used=attempt,
+            max_attempts=attempt,
+            steps_used=len(steps),
+            max_steps=policy.max_steps,
+        ),
+        output=output,
+        error=error,
+        usage=usage,
+        steps=steps,
+        transcript=transcript,
+        provider=source.provider,
+        model=source.model,
+        scenario_origin=f"import:{source.file}",
+        fidelity=fidelity_of(source.format, source.file, calls, steps),
+    )
+    # The scenario it "ran": the recorded replies on the scripted model, so replay and
+    # re-validation load it like any run's (docs/formats.md, "Save as scenario").
+    record.scenario_source = scenario_dict(record)
+    sampling = calls[0].sampling or {}
+    model = record.scenario_source["model"]
+    for key in ("temperature", "max_tokens"):
+        if isinstance(sampling.get(key), int | float) and not isinstance(sampling[key], bool):
+            model[key] = sampling[key]
+    return record
+
+
+def continues(before: list[Message], after: list[Message]) -> int | None:
+    """How many messages of ``after`` repeat ``before`` (its prefix), or None when ``after``
+    does not start with all of ``before`` (another conversation)."""
+    if len(after) < len(before) or after[: len(before)] != before:
+        return None
+    return len(before)
+
+
+def _step(index: int, attempt: int, call: ImportedCall, after: ImportedCall | None) -> Step:
+    response = call.response
+    request = StepRequest(
+        system=call.system or "",
+        messages=call.messages,
+        tools=call.tools or [],
+        tool_choice=call.tool_choice,
+        response_format=call.response_format,
+    )
+    base: dict[str, Any] = {
+        "index": index,
+        "attempt": attempt,
+        "request": request,
+        "response": response,
+        "latency_ms": call.latency_ms,
+        "ttft_ms": call.ttft_ms,
+    }
+    if call.error is not None or response is None:
+        return Step(status="error", error=call.error or "no response recorded", **base)
+    if response.tool_calls:
+        return Step(status="success", tool_results=_tool_results(call, after), **base)
+    feedback = _feedback(call, after)
+    if feedback:
+        reason = "\n".join(_unfenced(m.content or "") for m in feedback)
+        verdict = Verdict.failed(INFERRED_VALIDATOR, reason, feedback=reason)
+        return Step(status="failed_validation", feedback=feedback, verdicts=[verdict], **base)
+    empty = not response.text and response.refusal is None
+    return Step(status="empty" if empty else "success", **base)
+
+
+def _feedback(call: ImportedCall, after: ImportedCall | None) -> list[Message]:
+    """The messages the next call added after this call's answer: its feedback."""
+    if after is None or call.response is None:
+        return []
+    history = [*call.messages, _assistant(call.response)]
+    kept = continues(history, after.messages)
+    if kept is None:
+        # Failed attempts dropped from the next history (keep_failed_attempts = false): the
+        # next call repeats this call's request and adds the feedback after it.
+        kept = continues(call.messages, after.messages)
+        if kept is None or kept == len(after.messages):
+            return []
+    return [m for m in after.messages[kept:] if m.role != "assistant"]
+
+
+def _tool_results(call: ImportedCall, after: ImportedCall | None) -> list[ToolResult]:
+    assert call.response is not None
+    answered: dict[str, Message] = {}
+    if after is not None:
+        for m in after.messages:
+            if m.role == "tool" and m.tool_call_id:
+                answered[m.tool_call_id] = m
+    recorded = {r.tool_call_id: r for r in call.tool_results}
+    out = []
+    for tc in call.response.tool_calls:
+        if tc.id in recorded:
+            out.append(recorded[tc.id])
+        elif tc.id in answered:
+            out.append(
+                ToolResult(tool_call_id=tc.id, name=tc.name, content=answered[tc.id].content or "")
+            )
+    return out
+
+
+def _ending(
+    last: Step,
+) -> tuple[Any, Any, RunError | None, Any]:
+    """(status, termination, error, output) from the last step."""
+    if last.status == "error":
+        return (
+            "error",
+            "provider_error",
+            RunError(type="ProviderError", message=last.error or ""),
+            None,
+        )
+    assert last.response is not None
+    if last.response.tool_calls:
+        message = "the source ends with a tool call and no answer after it"
+        return "error", None, RunError(type="IncompleteImport", message=message), None
+    if last.status == "empty":
+        return "succeeded", "empty_final", None, ""
+    return "succeeded", "stop", None, last.response.text
+
+
+# Pydantic AI fences a ModelRetry message it sends as user text; the verdict's reason is inside.
+_FENCE = re.compile(r"<pyai:retry_feedback>\n?(.*?)\n?</pyai:retry_feedback>", re.S)
+
+
+def _unfenced(text: str) -> str:
+    found = _FENCE.search(text)
+    return found.group(1) if found else text
+
+
+def _assistant(response: StepResponse) -> Message:
+    return Message(
+        role="assistant",
+        content=response.text if response.text or not response.tool_calls else None,
+        tool_calls=tuple(response.tool_calls) or None,
+    )

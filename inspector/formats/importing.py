@@ -1,0 +1,99 @@
+"""``agent-inspector import FILE``: a file → runs, whole or not at all.
+
+``import_file`` reads the file, detects its format (``auto``) and returns the records; it never
+stores anything, so a bad file leaves no partial run behind (the caller stores the records in
+one go). Every problem is one ``ImportFileError`` line naming the file, the line, message or
+span, and what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from inspector.core.errors import ScenarioError
+from inspector.core.records import RunRecord
+from inspector.formats import MALFORMED, why
+
+ImportChoice = Literal["auto", "otel", "pydantic-ai", "openai-jsonl"]
+FORMATS: tuple[ImportChoice, ...] = ("auto", "otel", "pydantic-ai", "openai-jsonl")
+
+
+MALFORMED_OR_DEEP: tuple[type[Exception], ...] = (
+    *MALFORMED,
+    RecursionError,
+)  # deeply nested JSON is malformed too
+
+
+class ImportFileError(ScenarioError):
+    """Bad input (exit 2): ``FILE: where: problem``."""
+
+
+def detect(text: str) -> Literal["otel", "pydantic-ai", "openai-jsonl"] | None:
+    """The format a file's text is in: a JSON object with ``resourceSpans`` is OTLP/JSON, a JSON
+    list of request/response messages a Pydantic AI history, lines of JSON objects a log."""
+    from inspector.formats.pydantic_ai_import import looks_like_history
+
+    stripped = text.lstrip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and "resourceSpans" in data:
+        return "otel"
+    if looks_like_history(data):
+        return "pydantic-ai"
+    if stripped.startswith("{"):
+        return "openai-jsonl"
+    return None
+
+
+def import_file(
+    path: Path, fmt: ImportChoice, new_id: Callable[[], str], name: str | None = None
+) -> list[RunRecord]:
+    """The runs in ``path``. ``name`` is how the file is called in records and errors."""
+    label = name or path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ImportFileError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise ImportFileError(f"{path}: not a UTF-8 text file") from None
+    except OSError as exc:
+        raise ImportFileError(f"{path}: cannot read: {exc.strerror}") from None
+    chosen = detect(text) if fmt == "auto" else fmt
+    if chosen is None:
+        raise ImportFileError(
+            f"{path}: not OTLP/JSON, a Pydantic AI message history or chat-completions JSONL"
+            " (use --format to say which)"
+        )
+    try:
+        return _parse(chosen, text, label, new_id)
+    except ImportFileError:
+        raise
+    except MALFORMED_OR_DEEP as exc:
+        raise ImportFileError(f"{path}: {chosen}: {why(exc)}") from None
+
+
+def _parse(fmt: str, text: str, label: str, new_id: Callable[[], str]) -> list[RunRecord]:
+    if fmt == "openai-jsonl":
+        from inspector.formats.openai_jsonl_import import runs_from_jsonl
+
+        return runs_from_jsonl(text, label, new_id)
+    data = _json(text)
+    if fmt == "otel":
+        from inspector.formats.otel_import import runs_from_otlp
+
+        return runs_from_otlp(data, label, new_id)
+    from inspector.formats.pydantic_ai_import import run_from_history
+
+    return [run_from_history(data, label, new_id())]
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"line {exc.lineno}: invalid JSON: {exc.msg}") from None
