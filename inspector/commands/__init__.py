@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "export",
     "demos",
     "local_model",
+    "proxy",
 )
 
 

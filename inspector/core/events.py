@@ -57,9 +57,11 @@ class RunStarted(_Event):
             scenario_dir=record.scenario_dir,
             scenario_origin=record.scenario_origin,
             overrides=record.overrides,
+            via=record.via,
         )
 
     overrides: list[str] = Field(default_factory=list)
+    via: str | None = Field(default=None, exclude_if=lambda v: v is None)  # see RunRecord.via
 
 
 class StepStarted(_Event):

@@ -198,6 +198,9 @@ class RunRecord(_Record):
     scenario_dir: str = ""
     scenario_origin: str = ""
     overrides: list[str] = Field(default_factory=list)
+    # How the run was captured when not by the engine: "proxy" (``agent-inspector proxy``).
+    # Left out of the JSON when None, so other records read and write exactly as before.
+    via: str | None = Field(default=None, exclude_if=_is_none)
 
 
 def step_kind(step: Step) -> str:
