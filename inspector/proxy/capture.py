@@ -42,6 +42,16 @@ class ReplyCapture:
         assembler = self._openai or self._anthropic
         return assembler.partial_text if assembler is not None else ""
 
+    @property
+    def complete(self) -> bool:
+        """A stream whose reply is whole (``[DONE]`` / a finish reason, ``message_stop``):
+        clients such as the openai SDK hang up right there, and that is no cancellation."""
+        if self._sse is None or self.problem is not None:
+            return False
+        if self._openai is not None:
+            return self._openai.done or self._openai.finish_reason is not None
+        return self._anthropic is not None and self._anthropic.stopped
+
     def feed(self, chunk: bytes) -> list[ProviderChunk]:
         if self._sse is None:
             self._body.append(chunk)

@@ -10,6 +10,7 @@ other call, or the run going idle (the answer stood). Its verdicts are published
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable
@@ -75,7 +76,7 @@ class _Run:
     steps: dict[int, Step] = field(default_factory=dict)
     next_index: int = 1
     attempt: int = 1
-    in_flight: int = 0
+    calls: list[Call] = field(default_factory=list)  # in flight
     sent: tuple[Key, ...] = ()
     reply: Key | None = None
     final: bool = False
@@ -86,7 +87,7 @@ class _Run:
     def view(self) -> OpenRun:
         return OpenRun(
             self.run_id, self.header, self.sent, self.reply, self.final,
-            self.in_flight > 0, self.last_seen,
+            bool(self.calls), self.last_seen,
         )  # fmt: skip
 
 
@@ -98,8 +99,10 @@ class Call:
     index: int
     attempt: int
     request: StepRequest
+    keys: tuple[Key, ...]
     started: float
     first_byte: float | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)  # recorded, run state updated
 
 
 class RunBook:
@@ -123,9 +126,17 @@ class RunBook:
 
     # ---- a call ---------------------------------------------------------------------------------
 
-    def open_call(self, api: Api, model: str, request: StepRequest, header: str | None) -> Call:
-        """Places the call and publishes its step, ``pending``; called before it goes upstream."""
+    async def open_call(
+        self, api: Api, model: str, request: StepRequest, header: str | None
+    ) -> Call:
+        """Places the call and publishes its step, ``pending``; called before it goes upstream.
+
+        A call whose history extends a call still in flight can only continue it once that
+        reply is in: a client may send its next call the moment the reply's last event reached
+        it, before the proxy has read the end of the upstream's stream. So it waits for that."""
         keys = keys_of(request.system, request.messages)
+        while (earlier := self._extended_in_flight(keys)) is not None:
+            await earlier.done.wait()
         placement = place(keys, request.messages, header, [r.view() for r in self.runs.values()])
         run = self.runs.get(placement.run_id or "")
         if run is None:
@@ -138,10 +149,19 @@ class RunBook:
             run.attempt += 1
         index = run.next_index
         run.next_index += 1
-        run.in_flight += 1
         run.last_seen = self.clock()
+        call = Call(run, index, run.attempt, request, keys, self.clock())
+        run.calls.append(call)
         self.sink(StepStarted(run_id=run.run_id, index=index, attempt=run.attempt, request=request))
-        return Call(run, index, run.attempt, request, self.clock())
+        return call
+
+    def _extended_in_flight(self, keys: tuple[Key, ...]) -> Call | None:
+        for run in self.runs.values():
+            for call in run.calls:
+                n = len(call.keys)
+                if len(keys) > n and keys[:n] == call.keys:
+                    return call
+        return None
 
     def chunk(self, call: Call, chunk: ProviderChunk) -> None:
         """A piece of a streamed reply, published live (the window shows it as it comes)."""
@@ -176,7 +196,8 @@ class RunBook:
                 attempt=call.attempt, index=call.index,
             )  # fmt: skip
             self.sink(VerdictsReady(run_id=run.run_id, index=call.index, verdicts=verdicts))
-        step = self._step(call, step_status(response, verdicts, False), response, raw, None)
+        status = step_status(response, verdicts, False) if model_reply else "success"
+        step = self._step(call, status, response, raw, None)
         step = step.model_copy(update={"verdicts": verdicts})
         self._ended(call, response if model_reply else None)
         if final and run.run_id in self.runs and run.held is None:
@@ -205,7 +226,7 @@ class RunBook:
         return [
             r.run_id
             for r in self.runs.values()
-            if r.in_flight == 0 and now - r.last_seen >= timeout_s
+            if not r.calls and now - r.last_seen >= timeout_s
         ]
 
     def finish(self, run_id: str) -> RunRecord | None:
@@ -317,7 +338,8 @@ class RunBook:
 
     def _ended(self, call: Call, response: StepResponse | None) -> None:
         run = call.run
-        run.in_flight -= 1
+        run.calls.remove(call)
+        call.done.set()
         run.last_seen = self.clock()
         run.sent = keys_of(call.request.system, call.request.messages)
         run.last_request = call.request

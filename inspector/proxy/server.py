@@ -91,6 +91,7 @@ class RecordingProxy:
         self._owns_client = client is None
         self._runner: web.AppRunner | None = None
         self._reaper: asyncio.Task[None] | None = None
+        self._settling: set[asyncio.Future[None]] = set()
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -123,6 +124,8 @@ class RecordingProxy:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        while self._settling:  # steps whose replies were delivered are recorded whole
+            await asyncio.gather(*self._settling, return_exceptions=True)
         if self._reaper is not None:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -166,7 +169,7 @@ class RecordingProxy:
         if model_call and not isinstance(data, dict):
             return self._refuse(api, 400, "the request body is not a JSON object")
         step_request = (read_request(api, data) if model_call else None) or _EMPTY
-        call = self.book.open_call(
+        call = await self.book.open_call(
             api, model_of(data), step_request, request.headers.get(RUN_HEADER)
         )
         return await self._relay(request, api, body, (call, data, model_call))
@@ -249,10 +252,10 @@ class RecordingProxy:
                             self.book.chunk(call, piece)
             await reply.write_eof()
         except asyncio.CancelledError:
-            self._client_left(call, raw_request, capture, sent)
+            self._client_left(call, raw_request, capture, sent, parse)
             raise
         except _ClientGone:
-            self._client_left(call, raw_request, capture, sent)
+            self._client_left(call, raw_request, capture, sent, parse)
             return reply
         except httpx.HTTPError as exc:
             partial = capture.partial_text
@@ -266,16 +269,36 @@ class RecordingProxy:
             return reply
         if call is not None:
             raw = RawExchange(request=raw_request, response=capture.raw_response())
-            await self._settle(call, capture, raw, parse)
+            # The client has its whole reply and may hang up now: that must not cancel the
+            # recording (and live judging) of the step.
+            await asyncio.shield(self._settle_apart(call, capture, raw, parse))
         return reply
 
+    def _settle_apart(
+        self, call: Call, capture: ReplyCapture, raw: RawExchange, model_call: bool
+    ) -> asyncio.Future[None]:
+        """``_settle`` as a task of its own, which ``stop()`` waits for."""
+        settling = asyncio.ensure_future(self._settle(call, capture, raw, model_call))
+        self._settling.add(settling)
+        settling.add_done_callback(self._settling.discard)
+        return settling
+
     def _client_left(
-        self, call: Call | None, raw_request: dict[str, Any], capture: ReplyCapture, sent: int
+        self,
+        call: Call | None,
+        raw_request: dict[str, Any],
+        capture: ReplyCapture,
+        sent: int,
+        model_call: bool,
     ) -> None:
-        if call is not None:
-            raw = RawExchange(request=raw_request, response=capture.raw_response())
-            message = f"the client disconnected after {sent} bytes of the reply"
-            self.book.failed(call, "cancelled", message, raw, capture.partial_text)
+        if call is None:
+            return
+        raw = RawExchange(request=raw_request, response=capture.raw_response())
+        if capture.complete:  # it had the whole reply: recorded as a reply
+            self._settle_apart(call, capture, raw, model_call)
+            return
+        message = f"the client disconnected after {sent} bytes of the reply"
+        self.book.failed(call, "cancelled", message, raw, capture.partial_text)
 
     async def _settle(
         self, call: Call, capture: ReplyCapture, raw: RawExchange, model_call: bool
