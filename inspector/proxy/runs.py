@@ -224,9 +224,7 @@ class RunBook:
         """The runs with nothing in flight and no call for ``timeout_s``."""
         now = self.clock()
         return [
-            r.run_id
-            for r in self.runs.values()
-            if not r.calls and now - r.last_seen >= timeout_s
+            r.run_id for r in self.runs.values() if not r.calls and now - r.last_seen >= timeout_s
         ]
 
     def finish(self, run_id: str) -> RunRecord | None:
