@@ -25,6 +25,7 @@ NAME = "proxy"
 HELP = "a local recording proxy: point an agent's base URL at it, every model call is recorded"
 EXIT_OK = 0
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+SWITCH_INTERVAL_S = 0.0005
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -145,6 +146,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
             file=sys.stderr,
         )
     upstreams = Upstreams.with_keys(args.upstream, args.upstream_anthropic)
+    # The store's writer thread holds the GIL while it serialises a step; by default the event
+    # loop would wait up to 5 ms for it, on the path of every forwarded reply (bench/proxy.py).
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     store = StoreSink(args.db)
     proxy = RecordingProxy(
         fan_out(store, progress_sink(out)),

@@ -84,6 +84,10 @@ class _Run:
     last_request: StepRequest | None = None
     last_reply: Message | None = None
 
+    def history(self) -> tuple[Key, ...]:
+        """What a call continuing this run starts with: its last request and that reply."""
+        return self.sent + ((self.reply,) if self.reply is not None else ())
+
     def view(self) -> OpenRun:
         return OpenRun(
             self.run_id, self.header, self.sent, self.reply, self.final,
@@ -123,6 +127,12 @@ class RunBook:
         self.clock = clock
         self.now = now
         self.runs: dict[str, _Run] = {}
+        # Indexes, so placing a call costs the length of its history, not the number of open
+        # runs (a busy proxy has hundreds): history → headerless runs, header → run, and the
+        # request of each call in flight → its calls.
+        self._by_history: dict[tuple[Key, ...], set[str]] = {}
+        self._by_header: dict[str, str] = {}
+        self._in_flight: dict[tuple[Key, ...], list[Call]] = {}
 
     # ---- a call ---------------------------------------------------------------------------------
 
@@ -137,7 +147,7 @@ class RunBook:
         keys = keys_of(request.system, request.messages)
         while (earlier := self._extended_in_flight(keys)) is not None:
             await earlier.done.wait()
-        placement = place(keys, request.messages, header, [r.view() for r in self.runs.values()])
+        placement = place(keys, request.messages, header, self._candidates(keys, header))
         run = self.runs.get(placement.run_id or "")
         if run is None:
             run = self._start_run(api, model, request, header)
@@ -152,16 +162,34 @@ class RunBook:
         run.last_seen = self.clock()
         call = Call(run, index, run.attempt, request, keys, self.clock())
         run.calls.append(call)
+        self._in_flight.setdefault(keys, []).append(call)
         self.sink(StepStarted(run_id=run.run_id, index=index, attempt=run.attempt, request=request))
         return call
 
+    def _candidates(self, keys: tuple[Key, ...], header: str | None) -> list[OpenRun]:
+        """The open runs this call could belong to (``place`` decides among them)."""
+        if header is not None:
+            run = self.runs.get(self._by_header.get(header, ""))
+            return [run.view()] if run is not None else []
+        found: list[OpenRun] = []
+        for n in range(1, len(keys) + 1):
+            for run_id in self._by_history.get(keys[:n], ()):
+                found.append(self.runs[run_id].view())
+        return found
+
     def _extended_in_flight(self, keys: tuple[Key, ...]) -> Call | None:
-        for run in self.runs.values():
-            for call in run.calls:
-                n = len(call.keys)
-                if len(keys) > n and keys[:n] == call.keys:
-                    return call
+        for n in range(1, len(keys)):
+            calls = self._in_flight.get(keys[:n])
+            if calls:
+                return calls[0]
         return None
+
+    def _unindex(self, run: _Run) -> None:
+        ids = self._by_history.get(run.history())
+        if ids is not None:
+            ids.discard(run.run_id)
+            if not ids:
+                del self._by_history[run.history()]
 
     def chunk(self, call: Call, chunk: ProviderChunk) -> None:
         """A piece of a streamed reply, published live (the window shows it as it comes)."""
@@ -235,6 +263,9 @@ class RunBook:
         if run.held is not None:
             self._release(run, rejected=False, feedback=[])
         del self.runs[run_id]
+        self._unindex(run)
+        if run.header is not None:
+            self._by_header.pop(run.header, None)
         steps = [run.steps[i] for i in sorted(run.steps)]
         status, termination, error = run_outcome(steps)
         usage = sum((s.response.usage for s in steps if s.response), Usage())
@@ -296,6 +327,8 @@ class RunBook:
             validators=validators, last_seen=now,
         )  # fmt: skip
         self.runs[run.run_id] = run
+        if header is not None:
+            self._by_header[header] = run.run_id
         self.sink(
             RunStarted(
                 run_id=run.run_id,
@@ -337,15 +370,22 @@ class RunBook:
     def _ended(self, call: Call, response: StepResponse | None) -> None:
         run = call.run
         run.calls.remove(call)
+        calls = self._in_flight[call.keys]
+        calls.remove(call)
+        if not calls:
+            del self._in_flight[call.keys]
         call.done.set()
         run.last_seen = self.clock()
-        run.sent = keys_of(call.request.system, call.request.messages)
+        self._unindex(run)
+        run.sent = call.keys
         run.last_request = call.request
         if response is None:
             run.reply, run.final, run.last_reply = None, False, None
         else:
             run.last_reply = reply_message(response)
             run.reply, run.final = message_key(run.last_reply), is_final_answer(response)
+        if run.header is None and run.run_id in self.runs:
+            self._by_history.setdefault(run.history(), set()).add(run.run_id)
 
     def _release(self, run: _Run, *, rejected: bool, feedback: list[Message]) -> None:
         held, run.held = run.held, None
