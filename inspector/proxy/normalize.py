@@ -9,7 +9,6 @@ returns None and the step's normalised request is empty).
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -20,7 +19,7 @@ from inspector.providers import openai_wire
 
 Api = Literal["openai", "anthropic"]
 
-__all__ = ["Api", "read_request", "reply_message"]
+__all__ = ["Api", "model_of", "read_request", "reply_message"]
 
 
 def _text_of(content: Any) -> str | None:
@@ -43,7 +42,9 @@ def _openai_request(body: dict[str, Any]) -> StepRequest:
         {**m, "content": _text_of(m.get("content"))} if isinstance(m, dict) else m
         for m in body.get("messages", [])
     ]
-    return openai_wire.request_from_wire({**body, "messages": messages})
+    # Tools of other types (the Responses-style "custom", server tools) have no engine shape.
+    tools = [t for t in body.get("tools") or [] if isinstance(t, dict) and "function" in t]
+    return openai_wire.request_from_wire({**body, "messages": messages, "tools": tools})
 
 
 # ---- Anthropic Messages ------------------------------------------------------------------------
@@ -151,11 +152,3 @@ def reply_message(response: StepResponse) -> Message:
 def model_of(body: Any) -> str:
     model = body.get("model") if isinstance(body, dict) else None
     return model if isinstance(model, str) else ""
-
-
-def is_streamed(body: Any) -> bool:
-    return isinstance(body, dict) and body.get("stream") is True
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

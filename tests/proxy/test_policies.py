@@ -11,6 +11,7 @@ from inspector.proxy.grouping import OpenRun, keys_of, message_key, place
 from inspector.proxy.normalize import read_request
 from inspector.proxy.outcome import run_outcome, step_status
 from inspector.proxy.sse import SSEDecoder
+from inspector.proxy.upstream import RUN_HEADER, Upstreams, api_of, request_headers
 
 CALL = ToolCall(id="call_1", name="lookup", arguments={"q": "x"})
 
@@ -236,3 +237,37 @@ def test_sse_decodes_the_same_whatever_the_chunking(size: int) -> None:
         ("message", "é line 1\nline 2"),
         ("message", "no-space"),
     ]
+
+
+# ---- routing and headers ----------------------------------------------------------------------
+
+
+def test_the_proxys_v1_maps_onto_each_upstream() -> None:
+    upstreams = Upstreams("https://api.openai.com/v1/", "http://127.0.0.1:9/anthropic/v1")
+    assert upstreams.url("openai", "/v1/chat/completions", "") == (
+        "https://api.openai.com/v1/chat/completions"
+    )
+    assert upstreams.url("anthropic", "/v1/messages", "beta=true") == (
+        "http://127.0.0.1:9/anthropic/v1/messages?beta=true"
+    )
+    assert upstreams.url("openai", "/health", "") == "https://api.openai.com/v1/health"
+
+
+def test_anthropic_calls_are_known_by_path_or_version_header() -> None:
+    assert api_of("/v1/messages", {}) == "anthropic"
+    assert api_of("/v1/models", {"anthropic-version": "2023-06-01"}) == "anthropic"
+    assert api_of("/v1/models", {}) == "openai"
+
+
+def test_hop_by_hop_headers_go_and_a_key_is_added_only_when_the_client_has_none() -> None:
+    upstreams = Upstreams(keys={"openai": "sk-env", "anthropic": "sk-ant-env"})
+    sent = [("Host", "127.0.0.1:8765"), ("Connection", "keep-alive"), ("Content-Length", "9"),
+            (RUN_HEADER, "task"), ("Accept", "*/*")]  # fmt: skip
+    assert request_headers("openai", sent, upstreams) == [
+        ("Accept", "*/*"),
+        ("authorization", "Bearer sk-env"),
+    ]
+    assert request_headers("anthropic", sent, upstreams)[-1] == ("x-api-key", "sk-ant-env")
+    own = [("Authorization", "Bearer sk-client")]
+    assert request_headers("openai", own, upstreams) == own
+    assert request_headers("openai", sent, Upstreams()) == [("Accept", "*/*")]
