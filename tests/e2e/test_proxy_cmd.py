@@ -103,3 +103,41 @@ def test_binding_beyond_this_machine_warns(tmp_path: Path) -> None:
     _, err = process.communicate(timeout=30)
     assert process.returncode == 0
     assert "warning: --host 0.0.0.0: the proxy is reachable from other machines" in err
+
+
+def test_a_proxied_run_works_with_the_other_commands(
+    upstream: LoopbackServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = (wire_folder("openai-chat") / "text-basic-gpt35.response.json").read_bytes()
+    upstream.queue(Reply(body=body))
+    db = tmp_path / "runs.sqlite3"
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[validators]]\nkind = "max_length"\nmax = 20\n')
+    process, url = start(
+        "--upstream", upstream.base_url, "--db", str(db), "--validators", str(rules)
+    )
+    try:
+        httpx.post(
+            f"{url}/v1/chat/completions",
+            json={"model": "gpt-3.5-turbo", "messages": [{"role": "user", "content": "Hi"}]},
+        )
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    assert main(["runs", "--db", str(db)]) == 0
+    listed = capsys.readouterr().out
+    assert "proxy" in listed and "failed" in listed
+    with Store.open(db) as store:
+        (summary,) = store.runs()
+    assert main(["revalidate", summary.run_id, "--db", str(db)]) == 1  # still too long
+    assert "no verdict flips" in capsys.readouterr().out
+    lax = tmp_path / "lax.toml"
+    lax.write_text('[[validators]]\nkind = "max_length"\nmax = 500\n')
+    assert main(["revalidate", summary.run_id, "--db", str(db), "--validators", str(lax)]) == 0
+    assert "fail → pass" in capsys.readouterr().out
+    page = tmp_path / "run.html"
+    assert (
+        main(["export", summary.run_id, "--db", str(db), "--format", "html", "--out", str(page)])
+        == 0
+    )
+    assert "Opentelemetry" in page.read_text()

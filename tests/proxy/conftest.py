@@ -42,7 +42,7 @@ def fixture_reply(folder: Path, name: str, **kwargs: object) -> tuple[Reply, byt
 @dataclass
 class Proxied:
     proxy: RecordingProxy
-    upstream: LoopbackServer
+    upstream: LoopbackServer | None  # None when started in front of a bare URL
     sink: StoreSink
     db: Path
     events: list[Event] = field(default_factory=list)
@@ -69,24 +69,26 @@ class Proxied:
 
 
 def start_proxied(
-    upstream: LoopbackServer,
+    upstream: LoopbackServer | str,
     db: Path,
     *,
     validators: ValidatorFile | None = None,
     idle_timeout_s: float = 60.0,
     timeout_s: float = 30.0,
 ) -> Proxied:
+    """A proxy (not started) in front of ``upstream`` (a loopback server or a base URL)."""
+    url = upstream if isinstance(upstream, str) else upstream.base_url
     sink = StoreSink(db)
     events: list[Event] = []
     proxy = RecordingProxy(
         fan_out(sink, events.append),
         port=0,
-        upstreams=Upstreams(openai=upstream.base_url, anthropic=upstream.base_url),
+        upstreams=Upstreams(openai=url, anthropic=url),
         validators=validators,
         idle_timeout_s=idle_timeout_s,
         timeout_s=timeout_s,
     )
-    return Proxied(proxy, upstream, sink, db, events)
+    return Proxied(proxy, None if isinstance(upstream, str) else upstream, sink, db, events)
 
 
 @pytest.fixture

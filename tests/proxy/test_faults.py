@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import sqlite3
 from pathlib import Path
 
@@ -100,6 +101,24 @@ async def test_an_upstream_that_goes_silent_times_out(
     assert step.error is not None and "read timeout" in step.error
     assert step.response is not None and step.response.text == "The capital"  # had arrived
     assert pending_rows(harness.db) == 0
+
+
+async def test_an_upstream_that_never_answers_is_a_504(tmp_path: Path) -> None:
+    with socket.socket() as silent:  # accepts connections (the backlog) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        host, port = silent.getsockname()
+        url = f"http://{host}:{port}/v1"
+        harness = start_proxied(url, tmp_path / "runs.sqlite3", timeout_s=0.3)
+        await harness.proxy.start()
+        async with httpx.AsyncClient(base_url=harness.openai_url) as client:
+            response = await client.post("/chat/completions", json=CHAT, headers=HEADERS)
+        (record,) = await harness.records()
+    assert response.status_code == 504
+    assert "read timeout" in response.json()["error"]["message"]
+    (step,) = record.steps
+    assert step.status == "error" and step.error is not None and "read timeout" in step.error
+    assert record.status == "error"
 
 
 async def test_a_stream_the_upstream_cuts_is_cut_for_the_client_too(proxied: Proxied) -> None:
