@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "scenario_from",
     "demos",
     "local_model",
+    "proxy",
 )
 
 

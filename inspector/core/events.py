@@ -58,10 +58,12 @@ class RunStarted(_Event):
             scenario_origin=record.scenario_origin,
             overrides=record.overrides,
             notes=record.notes,
+            via=record.via,
         )
 
     overrides: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    via: str | None = Field(default=None, exclude_if=lambda v: v is None)  # see RunRecord.via
 
 
 class StepStarted(_Event):

@@ -213,6 +213,9 @@ class RunRecord(_Record):
     # An imported run (``agent-inspector import``): its source and what a replay would miss.
     # Left out of the JSON for a run this tool recorded, so those records read as before.
     fidelity: Fidelity | None = Field(default=None, exclude_if=_is_none)
+    # How the run was captured when not by the engine: "proxy" (``agent-inspector proxy``).
+    # Left out of the JSON when None, so other records read and write exactly as before.
+    via: str | None = Field(default=None, exclude_if=_is_none)
 
 
 def step_kind(step: Step) -> str:

@@ -157,6 +157,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # listen backlog: the proxy tests connect 50 clients at once
     owner: LoopbackServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:

@@ -1,0 +1,219 @@
+"""Faults between the client, the proxy and the upstream: errors reach the client as the
+upstream sent them and are recorded on the step; broken streams break for the client too; a
+client hanging up cancels its step (no pending row); bad bodies are refused, not recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import sqlite3
+from pathlib import Path
+
+import httpx
+import pytest
+
+from inspector.core.events import StepFinished
+from tests.providers.loopback import LoopbackServer, Reply
+from tests.proxy.conftest import KEY, OPENAI, Proxied, fixture_reply, start_proxied
+
+CHAT = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Hi"}]}
+HEADERS = {"authorization": f"Bearer {KEY}"}
+
+
+def pending_rows(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(
+            conn.execute("SELECT count(*) FROM steps WHERE status = 'pending'").fetchone()[0]
+        )
+
+
+async def until(condition: object, what: str) -> None:
+    """Waits (without a time bound of its own: pytest-timeout ends a hang) for ``condition()``."""
+    while not condition():  # type: ignore[operator]
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize(
+    ("name", "status"),
+    [
+        ("error-429-openrouter-upstream-rate-limit", 429),
+        ("error-400-unsupported-value-o1-mini", 400),
+    ],
+)
+async def test_an_upstream_error_reaches_the_client_and_the_step(
+    proxied: Proxied, name: str, status: int
+) -> None:
+    reply, body = fixture_reply(OPENAI, name, status=status, headers={"retry-after": "7"})
+    proxied.upstream.queue(reply)
+    async with httpx.AsyncClient(base_url=proxied.openai_url) as client:
+        response = await client.post("/chat/completions", json=CHAT, headers=HEADERS)
+    assert (response.status_code, response.content) == (status, body)
+    assert response.headers["retry-after"] == "7"
+
+    (record,) = await proxied.records()
+    (step,) = record.steps
+    assert step.status == "error"
+    message = json.loads(body)["error"]["message"]
+    assert step.error is not None and f"HTTP {status}" in step.error and message in step.error
+    assert step.raw is not None and step.raw.response["body"] == json.loads(body)
+    assert (record.status, record.termination) == ("error", "provider_error")
+
+
+async def test_a_500_and_then_the_clients_retry_are_one_run(proxied: Proxied) -> None:
+    ok, body = fixture_reply(OPENAI, "text-basic-gpt35")
+    proxied.upstream.queue(Reply(status=500, body=b"upstream broke"), ok)
+    async with httpx.AsyncClient(base_url=proxied.openai_url) as client:
+        failed = await client.post("/chat/completions", json=CHAT, headers=HEADERS)
+        retried = await client.post("/chat/completions", json=CHAT, headers=HEADERS)
+    assert (failed.status_code, failed.content) == (500, b"upstream broke")
+    assert retried.content == body
+
+    (record,) = await proxied.records()
+    assert [(s.status, s.attempt) for s in record.steps] == [("error", 1), ("success", 1)]
+    assert record.steps[0].error == "openai: HTTP 500: upstream broke"
+    assert record.status == "succeeded"
+
+
+async def test_an_upstream_that_goes_silent_times_out(
+    upstream: LoopbackServer, tmp_path: Path
+) -> None:
+    harness = start_proxied(upstream, tmp_path / "runs.sqlite3", timeout_s=0.3)
+    await harness.proxy.start()
+    sse = (OPENAI / "stream-text-usage-gpt4o.response.sse").read_bytes()
+    held = sse.index(b"\n\n", sse.index(b"capital")) + 2  # some text has arrived by then
+    upstream.queue(
+        Reply(body=sse, content_type="text/event-stream", chunk_size=50, hold_after=held)
+    )
+    received = bytearray()
+    async with httpx.AsyncClient(base_url=harness.openai_url) as client:
+        with pytest.raises(httpx.RemoteProtocolError):
+            async with client.stream(
+                "POST", "/chat/completions", json={**CHAT, "stream": True}, headers=HEADERS
+            ) as response:
+                async for chunk in response.aiter_raw():
+                    received += chunk
+    assert bytes(received) == sse[:held]  # what arrived, then the break, as from the upstream
+
+    (record,) = await harness.records()
+    (step,) = record.steps
+    assert step.status == "error"
+    assert step.error is not None and "read timeout" in step.error
+    assert step.response is not None and step.response.text == "The capital"  # had arrived
+    assert pending_rows(harness.db) == 0
+
+
+async def test_an_upstream_that_never_answers_is_a_504(tmp_path: Path) -> None:
+    with socket.socket() as silent:  # accepts connections (the backlog) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        host, port = silent.getsockname()
+        url = f"http://{host}:{port}/v1"
+        harness = start_proxied(url, tmp_path / "runs.sqlite3", timeout_s=0.3)
+        await harness.proxy.start()
+        async with httpx.AsyncClient(base_url=harness.openai_url) as client:
+            response = await client.post("/chat/completions", json=CHAT, headers=HEADERS)
+        (record,) = await harness.records()
+    assert response.status_code == 504
+    assert "read timeout" in response.json()["error"]["message"]
+    (step,) = record.steps
+    assert step.status == "error" and step.error is not None and "read timeout" in step.error
+    assert record.status == "error"
+
+
+async def test_a_stream_the_upstream_cuts_is_cut_for_the_client_too(proxied: Proxied) -> None:
+    sse = (OPENAI / "stream-text-usage-gpt4o.response.sse").read_bytes()
+    proxied.upstream.queue(
+        Reply(body=sse, content_type="text/event-stream", chunk_size=64, cut_after=700)
+    )
+    received = bytearray()
+    async with httpx.AsyncClient(base_url=proxied.openai_url) as client:
+        with pytest.raises(httpx.RemoteProtocolError):
+            async with client.stream(
+                "POST", "/chat/completions", json={**CHAT, "stream": True}, headers=HEADERS
+            ) as response:
+                async for chunk in response.aiter_raw():
+                    received += chunk
+    assert bytes(received) == sse[:700]
+
+    (record,) = await proxied.records()
+    (step,) = record.steps
+    assert step.status == "error"
+    assert step.error is not None and "closed by the server mid-response" in step.error
+    assert record.status == "error"
+
+
+async def test_a_client_hanging_up_mid_stream_cancels_the_step(proxied: Proxied) -> None:
+    sse = (OPENAI / "stream-text-usage-gpt4o.response.sse").read_bytes()
+    proxied.upstream.queue(
+        Reply(body=sse, content_type="text/event-stream", chunk_size=100, hold_after=600)
+    )
+    async with (
+        httpx.AsyncClient(base_url=proxied.openai_url) as client,
+        client.stream(
+            "POST", "/chat/completions", json={**CHAT, "stream": True}, headers=HEADERS
+        ) as response,
+    ):
+        async for _ in response.aiter_raw():
+            break  # the user closed the tab
+    received = proxied.upstream.received[0]
+    await until(received.disconnected.is_set, "the upstream sees the proxy hang up too")
+    await until(
+        lambda: any(isinstance(e, StepFinished) for e in proxied.events), "the step is recorded"
+    )
+
+    (record,) = await proxied.records()
+    (step,) = record.steps
+    assert step.status == "cancelled"
+    assert step.error is not None and "client disconnected" in step.error
+    assert (record.status, record.termination) == ("cancelled", "cancelled")
+    assert pending_rows(proxied.db) == 0
+
+
+async def test_fifty_concurrent_clients_each_get_their_reply_and_run(proxied: Proxied) -> None:
+    reply, body = fixture_reply(OPENAI, "text-basic-gpt35")
+    proxied.upstream.queue(*[reply] * 50)
+    limits = httpx.Limits(max_connections=50)
+    async with httpx.AsyncClient(base_url=proxied.openai_url, limits=limits) as client:
+        responses = await asyncio.gather(
+            *[
+                client.post(
+                    "/chat/completions",
+                    json={"model": "gpt-4o", "messages": [{"role": "user", "content": f"#{i}"}]},
+                    headers=HEADERS,
+                )
+                for i in range(50)
+            ]
+        )
+    assert all(r.status_code == 200 and r.content == body for r in responses), [
+        (r.status_code, r.content[:200]) for r in responses if r.content != body
+    ]
+
+    records = await proxied.records()
+    assert len(records) == 50
+    asked = sorted(r.steps[0].request.messages[0].content or "" for r in records)
+    assert asked == sorted(f"#{i}" for i in range(50))
+    assert all(r.status == "succeeded" and len(r.steps) == 1 for r in records)
+    assert pending_rows(proxied.db) == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "problem"),
+    [
+        ("/v1/chat/completions", b"model=gpt-4o", "not JSON"),
+        ("/v1/messages", b"{not json", "not JSON"),
+        ("/v1/chat/completions", b"[1, 2]", "not a JSON object"),
+    ],
+)
+async def test_a_body_that_is_not_a_request_is_refused_and_not_recorded(
+    proxied: Proxied, path: str, body: bytes, problem: str
+) -> None:
+    async with httpx.AsyncClient(base_url=proxied.proxy.url) as client:
+        response = await client.post(path, content=body, headers=HEADERS)
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert message.startswith("agent-inspector proxy: ") and problem in message
+    if path == "/v1/messages":  # in the shape the Anthropic SDK reads
+        assert response.json()["type"] == "error"
+    assert proxied.upstream.received == []
+    assert await proxied.records() == []
