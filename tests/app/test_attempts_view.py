@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 from inspector.app.detail.attempts_view import AttemptsView, group_attempts
 from inspector.core.events import RunFinished
 from inspector.core.live import LiveRun
-from tests.app.timeline_fixtures import demo_run, stored_run
+from tests.helpers.demo_events import demo_run, stored_run
 
 
 def make_view(qtbot: QtBot) -> AttemptsView:

@@ -35,7 +35,7 @@ from inspector.reports.compare import StepCell, compare_runs
 from inspector.reports.compare_lines import align, diff_requests, request_lines, rewrapped
 from tests.app.conftest import streaming_scenario
 from tests.app.test_screenshots import not_blank
-from tests.unit.demo_runs import demo_record
+from tests.helpers.runs import demo_record
 
 DEMO = "demo:retry-feedback"
 LATEST = 'policy.feedback_history="latest"'

@@ -17,25 +17,7 @@ from inspector.app.library.runs_item_model import (
     started_text,
 )
 from inspector.app.library.scenarios_item_model import REF_ROLE, ScenariosItemModel
-from inspector.store import RunSummary
-
-
-def _summary(run_id: str, status: str = "succeeded", **changes: object) -> RunSummary:
-    fields: dict[str, object] = {
-        "run_id": run_id,
-        "scenario": "retry-feedback",
-        "status": status,
-        "termination": "validator_exhausted" if status == "failed" else "stop",
-        "started_at": "2026-01-04T09:30:00.000+00:00",
-        "duration_ms": 1530.0,
-        "steps": 4,
-        "input_tokens": 370,
-        "output_tokens": 84,
-        "replay_of": None,
-        "provider": "scripted",
-        "model": "demo",
-    }
-    return RunSummary.model_validate({**fields, **changes})
+from tests.helpers.runs import run_summary as _summary
 
 
 def test_runs_item_model(qtmodeltester: ModelTester) -> None:

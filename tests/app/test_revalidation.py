@@ -33,7 +33,7 @@ from inspector.core.revalidate import Flip, Revalidation
 from inspector.reports.revalidate_text import format_matrix
 from inspector.resources import resolve_scenario
 from tests.app.conftest import write_scenario
-from tests.app.timeline_fixtures import stored_run
+from tests.helpers.demo_events import stored_run
 from tests.store.synthetic import long_turn
 
 SCENARIO = """

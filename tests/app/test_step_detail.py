@@ -20,7 +20,7 @@ from inspector.app.detail.step_detail import (
 )
 from inspector.core.events import StepFinished, StepStarted, TextDelta
 from inspector.core.live import LiveRun
-from tests.app.timeline_fixtures import demo_run, stored_run
+from tests.helpers.demo_events import demo_run, stored_run
 
 
 def make_detail(qtbot: QtBot) -> StepDetail:

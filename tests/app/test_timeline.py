@@ -13,7 +13,7 @@ from inspector.app.timeline.timeline_item_model import Column, TimelineRole
 from inspector.app.timeline.timeline_view import TimelineView
 from inspector.core.events import StepStarted
 from inspector.core.live import LiveRun
-from tests.app.timeline_fixtures import demo_run, stored_run
+from tests.helpers.demo_events import demo_run, stored_run
 
 
 def make_view(qtbot: QtBot, run: LiveRun) -> TimelineView:

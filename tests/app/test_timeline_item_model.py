@@ -12,7 +12,7 @@ from inspector.core.events import TextDelta
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import Forced, StepRequest
 from inspector.reports.timeline_cells import forced_markers, output_preview
-from tests.app.timeline_fixtures import demo_run, stored_run
+from tests.helpers.demo_events import demo_run, stored_run
 
 DEMOS = [
     "retry-feedback",

@@ -17,7 +17,7 @@ from inspector.reports.compare import (
     flatten,
 )
 from inspector.reports.compare_text import render_comparison
-from tests.unit.demo_runs import demo_record
+from tests.helpers.runs import demo_record
 
 
 async def test_feedback_history_latest_diverges_where_the_second_feedback_would_be() -> None:

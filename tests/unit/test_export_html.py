@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from inspector.core.records import RawExchange, RunRecord
 from inspector.reports import EXPORT_VERSION
 from inspector.reports.html_report import render_html
-from tests.unit.demo_runs import demo_record
+from tests.helpers.runs import demo_record
 
 OPENAI_KEY = "sk-" + "Q9w8E7r6" * 6
 ANTHROPIC_KEY = "sk-ant-api03-" + "Kk1_Ll2-" * 8

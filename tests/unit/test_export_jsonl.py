@@ -11,7 +11,7 @@ from inspector.core.records import RawExchange, RunRecord
 from inspector.reports import EXPORT_VERSION
 from inspector.reports.jsonl import jsonl_lines
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
-from tests.unit.demo_runs import demo_record, demo_run
+from tests.helpers.runs import demo_record, demo_run
 
 OPENAI_KEY = "sk-proj-" + "A1b2C3d4" * 6
 ANTHROPIC_KEY = "sk-ant-api03-" + "Zz9_yY8-" * 8

@@ -21,7 +21,7 @@ from inspector.reports.playback_schedule import (
     speed_factor,
 )
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
-from tests.unit.demo_runs import demo_record
+from tests.helpers.runs import demo_record
 
 RUN = "r1"
 
