@@ -26,7 +26,8 @@ WINDOW_SIZE = (1400, 900)
 @pytest.fixture(autouse=True)
 def quitting_discards_edits(monkeypatch: pytest.MonkeyPatch) -> None:
     """A modal question would hang a headless test: a window a test closes discards its unsaved
-    edits unless the test sets ``window.ask_discard`` itself (tests/app/test_unsaved_edits.py)."""
+    edits unless the test sets ``window.ask_discard`` itself
+    (tests/app/shell/test_unsaved_edits.py)."""
     monkeypatch.setattr(
         "inspector.app.shell.main_window.ask_discard", lambda _parent, _unsaved: True
     )

@@ -34,7 +34,7 @@ from inspector.reports import compare_lines
 from inspector.reports.compare import StepCell, compare_runs
 from inspector.reports.compare_lines import align, diff_requests, request_lines, rewrapped
 from tests.app.conftest import streaming_scenario
-from tests.app.test_screenshots import not_blank
+from tests.app.shell.test_screenshots import not_blank
 from tests.helpers.runs import demo_record
 
 DEMO = "demo:retry-feedback"
