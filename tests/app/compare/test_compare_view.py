@@ -33,9 +33,10 @@ from inspector.core.records import RunRecord
 from inspector.reports import compare_lines
 from inspector.reports.compare import StepCell, compare_runs
 from inspector.reports.compare_lines import align, diff_requests, request_lines, rewrapped
-from tests.app.conftest import streaming_scenario
 from tests.app.shell.test_screenshots import not_blank
 from tests.helpers.runs import demo_record
+from tests.helpers.scenarios import streaming_scenario
+from tests.helpers.window import run_in_window
 
 DEMO = "demo:retry-feedback"
 LATEST = 'policy.feedback_history="latest"'
@@ -145,11 +146,8 @@ def test_a_line_indented_past_the_wrap_width_wraps() -> None:
 
 
 def _run(window: MainWindow, qtbot: QtBot, *overrides: str) -> RunRecord:
-    with qtbot.waitSignal(window.runner.finished, timeout=30_000) as finished:
-        assert window.runner.start(DEMO, list(overrides))
-    qtbot.waitUntil(lambda: not window.runner.busy)
-    record: RunRecord = finished.args[0]
-    return record
+    start = lambda: window.runner.start(DEMO, list(overrides))  # noqa: E731
+    return run_in_window(window, qtbot, start=start, timeout_ms=30_000)
 
 
 def _click_run(

@@ -19,17 +19,13 @@ from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord
 from inspector.reports.run_text import usage_so_far
 from inspector.store import Store
+from tests.helpers.window import run_in_window
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 
 
 def _record_demo(window: MainWindow, qtbot: QtBot) -> RunRecord:
-    assert window.library.select_scenario("demo:retry-feedback")
-    with qtbot.waitSignal(window.runner.finished, timeout=20_000) as finished:
-        window.run_turn()
-    qtbot.waitUntil(lambda: not window.runner.busy)
-    record: RunRecord = finished.args[0]
-    return record
+    return run_in_window(window, qtbot, "demo:retry-feedback")
 
 
 def _rows(timeline: TimelineView) -> list[tuple[Any, ...]]:

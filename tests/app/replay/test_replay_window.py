@@ -22,19 +22,15 @@ from inspector.core.records import RunRecord
 from inspector.core.scenario import Scenario
 from inspector.providers.replay import ReplayProvider
 from inspector.store import Store
-from tests.app.conftest import streaming_scenario, write_scenario
+from tests.helpers import window as helpers
+from tests.helpers.scenarios import streaming_scenario, write_scenario
 
 DEMO = "demo:retry-feedback"
 LATEST = 'policy.feedback_history="latest"'
 
 
 def run_in_window(window: MainWindow, qtbot: QtBot, ref: str = DEMO) -> RunRecord:
-    assert window.library.select_scenario(ref)
-    with qtbot.waitSignal(window.runner.finished, timeout=20_000) as finished:
-        window.run_turn()
-    qtbot.waitUntil(lambda: not window.runner.busy)
-    record: RunRecord = finished.args[0]
-    return record
+    return helpers.run_in_window(window, qtbot, ref)
 
 
 def replay_in_window(window: MainWindow, qtbot: QtBot, *, offline: bool) -> RunRecord:

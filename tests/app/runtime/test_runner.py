@@ -13,7 +13,7 @@ from inspector.app.runtime.runner import InspectorEventLoop, TurnRunner
 from inspector.core.events import Event
 from inspector.core.records import RunRecord
 from inspector.store import Store
-from tests.app.conftest import streaming_scenario, write_scenario
+from tests.helpers.scenarios import streaming_scenario, write_scenario
 
 
 def _collect(runner: TurnRunner) -> list[Event]:

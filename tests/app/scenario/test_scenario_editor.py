@@ -16,7 +16,8 @@ from inspector.core.records import RunRecord
 from inspector.core.scenario import load_scenario, scenario_from_dict
 from inspector.reports.compare import compare_runs
 from inspector.resources import demo_path
-from tests.app.conftest import write_scenario
+from tests.helpers.scenarios import write_scenario
+from tests.helpers.window import run_in_window
 
 SCENARIO = """\
 # Greeter (a comment above everything)
@@ -221,11 +222,7 @@ def test_a_demo_saved_as_a_copy_leaves_no_edits_on_the_demo(
 
 
 def _run(window: MainWindow, qtbot: QtBot) -> RunRecord:
-    with qtbot.waitSignal(window.runner.finished, timeout=10_000) as finished:
-        window.run_action.trigger()
-    record = finished.args[0]
-    assert isinstance(record, RunRecord)
-    return record
+    return run_in_window(window, qtbot, start=window.run_action.trigger, timeout_ms=10_000)
 
 
 def test_an_edited_prompt_runs_with_ctrl_r_and_is_recorded(

@@ -17,7 +17,7 @@ from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord
 from inspector.store import Store
-from tests.app.conftest import streaming_scenario, write_scenario
+from tests.helpers.scenarios import streaming_scenario, write_scenario
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from inspector.app.shell.main_window import MainWindow
-from tests.app.conftest import write_scenario
+from tests.helpers.scenarios import write_scenario
 
 SCENARIO = """
     name = "sms"

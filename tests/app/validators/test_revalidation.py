@@ -32,8 +32,9 @@ from inspector.core.records import RunRecord, SourceLocation
 from inspector.core.revalidate import Flip, Revalidation
 from inspector.reports.revalidate_text import format_matrix
 from inspector.resources import resolve_scenario
-from tests.app.conftest import write_scenario
 from tests.helpers.demo_events import stored_run
+from tests.helpers.scenarios import write_scenario
+from tests.helpers.window import run_in_window
 from tests.store.synthetic import long_turn
 
 SCENARIO = """
@@ -95,9 +96,7 @@ def dock_of(window: MainWindow) -> ValidatorsPanel:
 
 def run_it(window: MainWindow, qtbot: QtBot) -> RunRecord:
     qtbot.waitUntil(lambda: not window.runner.busy)  # the last run has let go of the runner
-    with qtbot.waitSignal(window.runner.finished, timeout=20_000) as finished:
-        window.run_turn()
-    record: RunRecord = finished.args[0]
+    record = run_in_window(window, qtbot)
     qtbot.waitUntil(lambda: window.shown is not None and window.shown.record is not None)
     return record
 

@@ -18,7 +18,7 @@ from inspector.app.widgets.scenario_files import save_document
 from inspector.editing import ScenarioDocument
 from inspector.editing.validator_rows import FEEDBACK, KIND, KINDS, PARAMETERS
 from inspector.resources import demo_path
-from tests.app.conftest import write_scenario
+from tests.helpers.scenarios import write_scenario
 
 SCENARIO = """\
 # SMS scenario (top comment)
