@@ -55,3 +55,20 @@ def test_core_sources_never_name_forbidden_imports() -> None:
     root = pathlib.Path(inspector.core.__path__[0])
     offenders = [p.name for p in root.glob("*.py") if pattern.search(p.read_text())]
     assert offenders == []
+
+
+def test_the_window_package_has_no_import_cycle() -> None:
+    """Features never import back into the window (import-linter's contracts say who may import
+    whom; this says no chain of imports inside ``inspector.app`` comes back to where it began)."""
+    import grimp
+
+    graph = grimp.build_graph("inspector")
+    app = sorted(m for m in graph.modules if m == "inspector.app" or m.startswith("inspector.app."))
+    cycles = []
+    for module in app:
+        for imported in graph.find_modules_directly_imported_by(module):
+            if not imported.startswith("inspector.app") or imported == "inspector.app":
+                continue
+            if graph.chain_exists(importer=imported, imported=module):
+                cycles.append(f"{module} -> {imported} -> … -> {module}")
+    assert cycles == []

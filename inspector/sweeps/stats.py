@@ -1,5 +1,5 @@
 """The statistics of a sweep, as pure functions (checked against hand-computed values in
-tests/unit/test_sweep_stats.py).
+tests/sweeps/test_sweep_stats.py).
 
 - ``wilson``: the Wilson score interval of a proportion (good at small n and at 0 or n
   successes, where the normal approximation gives impossible bounds).

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +25,8 @@ WINDOW_SIZE = (1400, 900)
 @pytest.fixture(autouse=True)
 def quitting_discards_edits(monkeypatch: pytest.MonkeyPatch) -> None:
     """A modal question would hang a headless test: a window a test closes discards its unsaved
-    edits unless the test sets ``window.ask_discard`` itself (tests/app/test_unsaved_edits.py)."""
+    edits unless the test sets ``window.ask_discard`` itself
+    (tests/app/shell/test_unsaved_edits.py)."""
     monkeypatch.setattr(
         "inspector.app.shell.main_window.ask_discard", lambda _parent, _unsaved: True
     )
@@ -79,39 +79,3 @@ def window(qloop: InspectorEventLoop, store: Store, qtbot: QtBot) -> Iterator[Ma
     if win.runner.busy:
         with qtbot.waitSignal(win.runner.busyChanged, timeout=10_000):
             win.runner.stop()
-
-
-def write_scenario(folder: Path, body: str, name: str = "scenario.toml") -> Path:
-    path = folder / name
-    path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return path
-
-
-def streaming_scenario(folder: Path, *, words: int = 40, delay_ms: int = 20) -> Path:
-    """A plain-text turn whose one answer streams word by word, slowly enough to stop."""
-    text = " ".join(f"word{i}" for i in range(words))
-    return write_scenario(
-        folder,
-        f"""
-        name = "slow-stream"
-        [model]
-        provider = "scripted"
-        [prompt]
-        user = "Say many words."
-        [[validators]]
-        kind = "max_length"
-        max = 20
-        feedback = "Shorter."
-        [policy]
-        max_attempts = 3
-        [[script]]
-        text = "{text}"
-        delay_ms = {delay_ms}
-        [[script]]
-        text = "short"
-        delay_ms = {delay_ms}
-        [[script]]
-        text = "tiny"
-        """,
-        "slow-stream.toml",
-    )

@@ -14,7 +14,7 @@ from inspector.workflows.compare import different_scenarios, load_comparison
 from inspector.workflows.revalidate import recheck, revalidate_scenario
 from inspector.workflows.runs import events_or_rebuilt, load_recording, load_stored_run
 from inspector.workflows.turns import plan_turn, replay
-from tests.unit.demo_runs import demo_record, demo_run
+from tests.helpers.runs import demo_record, demo_run
 
 
 def _record_into(db: Path, demo: str, *overrides: str) -> str:

@@ -36,7 +36,7 @@ from inspector.editing.policy_presets import (
 )
 
 if TYPE_CHECKING:
-    from inspector.app.policy.policy_panel import ModelForm
+    from inspector.app.policy.model_form import ModelForm
 
 
 class _PresetBox(QComboBox):

@@ -23,8 +23,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
-    QScrollArea,
-    QTabWidget,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -47,6 +45,7 @@ from inspector.app.scenario.scenario_editor import ScenarioEditor
 from inspector.app.shell.about import show_about
 from inspector.app.shell.actions import WINDOW_ACTIONS, build_menus, fill_toolbar, make_action
 from inspector.app.shell.centre_tabs import CentreTabs
+from inspector.app.shell.docks import add_docks, scrolled
 from inspector.app.shell.provider_settings import ProviderSettingsDialog
 from inspector.app.shell.run_status import RunStatus
 from inspector.app.shell.unsaved_edits import ask_discard, unsaved_edits
@@ -69,7 +68,6 @@ __all__ = ["TITLE", "MainWindow", "load_stored_run", "record_problem", "run_titl
 TITLE = "Agent Inspector"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
 NEWEST_RUNS = 20  # runs re-read when one starts or ends (others may be recording meanwhile)
-RIGHT, LEFT = Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.LeftDockWidgetArea
 
 
 class MainWindow(QMainWindow):
@@ -142,40 +140,23 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.centre_tabs, 1)
         self.setCentralWidget(central)
 
-        self.library_dock = self._dock("Scenarios and runs", "libraryDock", self.library, LEFT)
-        self.detail_dock = self._dock("Step", "stepDock", self.detail, RIGHT)
-        # Its columns want ~600 px; scrolled, they no longer set the width of the whole dock area.
-        attempts_scroll = QScrollArea()
-        attempts_scroll.setWidgetResizable(True)
-        attempts_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        attempts_scroll.setWidget(self.attempts)
-        self.attempts_dock = self._dock(
-            "Attempts side by side", "attemptsDock", attempts_scroll, RIGHT
+        docks = add_docks(
+            self,
+            {
+                "libraryDock": self.library,
+                "stepDock": self.detail,
+                "attemptsDock": scrolled(self.attempts),  # its columns want ~600 px
+                "policyDock": self.policy,
+                "validatorsDock": self.validators,
+                "scenarioDock": self.scenario_editor,
+            },
         )
-        self.policy_dock = self._dock("Policy", "policyDock", self.policy, RIGHT)
-        self.setTabPosition(RIGHT, QTabWidget.TabPosition.North)
-        self.tabifyDockWidget(self.detail_dock, self.attempts_dock)
-        self.tabifyDockWidget(self.attempts_dock, self.policy_dock)
-        self.validators_dock = self._dock("Validators", "validatorsDock", self.validators, RIGHT)
-        self.tabifyDockWidget(self.policy_dock, self.validators_dock)
-        self.scenario_dock = self._dock("Scenario", "scenarioDock", self.scenario_editor, RIGHT)
-        self.tabifyDockWidget(self.policy_dock, self.scenario_dock)
-        self.detail_dock.raise_()
+        self.library_dock, self.detail_dock = docks["libraryDock"], docks["stepDock"]
+        self.attempts_dock, self.policy_dock = docks["attemptsDock"], docks["policyDock"]
+        self.validators_dock, self.scenario_dock = docks["validatorsDock"], docks["scenarioDock"]
         self._docks_sized = False
 
         self.status = RunStatus(self.statusBar(), self)
-
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(name)
-        dock.setWidget(widget)
-        dock.setFeatures(
-            QDockWidget.DockWidgetFeature.DockWidgetMovable
-            | QDockWidget.DockWidgetFeature.DockWidgetClosable
-            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-        )
-        self.addDockWidget(area, dock)
-        return dock
 
     def _handlers(self) -> dict[str, Callable[[], object]]:
         """What each of the window's own actions (``shell/actions.py``) does."""

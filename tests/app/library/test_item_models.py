@@ -1,0 +1,100 @@
+"""The shell's item models, checked by qtmodeltester, and the text of their cells."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.modeltest import ModelTester
+
+from inspector.app.library.runs_item_model import (
+    COLUMNS,
+    RUN_ID_ROLE,
+    RunsItemModel,
+    duration_text,
+    run_cells,
+    started_text,
+)
+from inspector.app.library.scenarios_item_model import REF_ROLE, ScenariosItemModel
+from tests.helpers.runs import run_summary as _summary
+
+
+def test_runs_item_model(qtmodeltester: ModelTester) -> None:
+    model = RunsItemModel()
+    qtmodeltester.check(model)
+    model.set_runs(
+        [_summary("b2"), _summary("a1", "failed", replay_of="b2"), _summary("c3", "running")]
+    )
+    qtmodeltester.check(model)
+    assert model.rowCount() == 3 and model.columnCount() == len(COLUMNS)
+    assert model.index(0, 0).data() == "succeeded"  # "stop" says nothing more
+    assert model.index(1, 0).data() == "failed · validator exhausted"
+    model.set_runs([_summary("f1", "fallback", termination="fallback")])
+    assert model.index(0, 0).data() == "fallback"
+    model.set_runs(
+        [_summary("b2"), _summary("a1", "failed", replay_of="b2"), _summary("c3", "running")]
+    )
+    assert model.index(1, 1).data() == "↻ retry-feedback"  # a replay
+    assert model.index(0, 1).data() == "retry-feedback"
+    tip = model.index(1, 1).data(Qt.ItemDataRole.ToolTipRole)
+    assert "a1" in tip and "ended by validator exhausted" in tip and "scripted / demo" in tip
+    assert "replay of b2" in tip
+    assert model.index(1, 0).data(RUN_ID_ROLE) == "a1"
+    for row in range(3):  # the running run has an icon too
+        assert not model.index(row, 0).data(Qt.ItemDataRole.DecorationRole).isNull()
+    assert model.row_of("c3") == 2 and model.row_of("zz") == -1
+    model.set_runs([])
+    assert model.rowCount() == 0
+
+
+def test_runs_merge_the_newest_in_place(qtmodeltester: ModelTester) -> None:
+    """A run starting or ending updates its row or adds one on top; nothing is reset."""
+    model = RunsItemModel()
+    early, later = "2026-01-04T09:30:00.000+00:00", "2026-01-04T09:31:00.000+00:00"
+    model.set_runs([_summary("b2"), _summary("a1")])
+    qtmodeltester.check(model)
+    resets, changed, inserted = [], [], []
+    model.modelReset.connect(lambda: resets.append(1))
+    model.dataChanged.connect(lambda top, _bottom: changed.append(top.row()))
+    model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
+    assert model.merge_newest([_summary("c3", "running", started_at=later), _summary("b2")])
+    assert [model.run(r).run_id for r in range(3)] == ["c3", "b2", "a1"]
+    assert inserted == [(0, 0)] and changed == []  # b2 was already as listed
+    assert model.merge_newest([_summary("c3", "failed", started_at=later), _summary("b2")])
+    assert changed == [0] and model.index(0, 0).data() == "failed · validator exhausted"
+    assert model.row_of("a1") == 2 and model.row_of("c3") == 0
+    # A new run older than the top one (an import) cannot go on top: read the list again.
+    assert not model.merge_newest([_summary("z9", started_at=early)])
+    assert model.rowCount() == 3 and resets == []
+    qtmodeltester.check(model)
+
+
+def test_run_cells_text() -> None:
+    cells = run_cells(_summary("a1"))
+    assert cells[3:] == ("4", "370 → 84", "1.5 s", "a1")
+    assert duration_text(12.4) == "12 ms"
+
+
+def test_started_text_is_local_time_today_and_a_date_otherwise() -> None:
+    now = datetime(2026, 1, 4, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+    when = now.astimezone().replace(hour=9, minute=30, second=5)
+    assert started_text(when.isoformat(), now) == "09:30:05"
+    earlier = (when - timedelta(days=3)).isoformat()
+    assert started_text(earlier, now) == (when - timedelta(days=3)).strftime("%Y-%m-%d %H:%M")
+    assert started_text("not a time") == "not a time"
+
+
+def test_scenarios_item_model(qtmodeltester: ModelTester, tmp_path: Path) -> None:
+    model = ScenariosItemModel(["retry-feedback", "step-cap"])
+    qtmodeltester.check(model)
+    assert [model.index(r).data() for r in range(2)] == ["demo:retry-feedback", "demo:step-cap"]
+    path = tmp_path / "mine.toml"
+    assert model.add_file(path) == 0
+    qtmodeltester.check(model)
+    assert model.index(0).data() == "mine.toml"
+    assert model.index(0).data(REF_ROLE) == str(path.resolve())
+    assert model.add_file(path) == 0 and model.rowCount() == 3  # listed once
+    assert model.ensure("demo:step-cap") == 2
+    assert model.ensure("demo:nope") == -1
+    assert not model.index(2).data(Qt.ItemDataRole.DecorationRole).isNull()

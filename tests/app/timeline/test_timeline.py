@@ -1,0 +1,224 @@
+"""TimelineView: selection, Up/Down, the cleared toggle and live growth, on real demo runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from pytestqt.qtbot import QtBot
+
+from inspector.app.timeline.timeline_item_model import Column, TimelineRole
+from inspector.app.timeline.timeline_view import TimelineView
+from inspector.core.events import StepStarted
+from inspector.core.live import LiveRun
+from tests.helpers.demo_events import demo_run, stored_run
+
+
+def make_view(qtbot: QtBot, run: LiveRun) -> TimelineView:
+    view = TimelineView()
+    qtbot.addWidget(view)
+    view.resize(1100, 320)
+    view.show_run(run)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def test_selecting_a_step_emits_its_index(qtbot: QtBot) -> None:
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    with qtbot.waitSignal(view.stepSelected) as signal:
+        view.select_step(3)
+    assert signal.args == [3]
+    assert view.selected_step() == 3
+    with qtbot.waitSignal(view.stepSelected) as signal:
+        view.select_last()
+    assert signal.args == [4]
+
+
+def test_up_and_down_move_between_steps_skipping_attempt_headers(qtbot: QtBot) -> None:
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    view.select_step(2)
+    view.table.setFocus()
+    seen: list[int] = []
+    view.stepSelected.connect(seen.append)
+    qtbot.keyClick(view.table, Qt.Key.Key_Down)  # over the "Attempt 2" header
+    qtbot.keyClick(view.table, Qt.Key.Key_Down)
+    qtbot.keyClick(view.table, Qt.Key.Key_Up)
+    qtbot.keyClick(view.table, Qt.Key.Key_Up)
+    qtbot.keyClick(view.table, Qt.Key.Key_Up)
+    assert seen == [3, 4, 3, 2, 1]
+
+
+def test_the_toggle_hides_cleared_attempts_and_keeps_the_selection(qtbot: QtBot) -> None:
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    assert view.show_cleared_box.text() == "Show cleared attempts"
+    view.select_step(4)
+    assert view.model.rowCount() == 7
+    view.show_cleared_box.click()
+    assert view.model.rowCount() == 4
+    assert view.model.row_of_step(2) == -1
+    assert view.selected_step() == 4
+    view.select_step(2)  # hidden: nothing to select
+    assert view.selected_step() == 4
+    view.set_show_cleared(True)
+    assert view.show_cleared_box.isChecked() and view.model.rowCount() == 7
+
+
+def test_attempt_headers_span_the_row(qtbot: QtBot) -> None:
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    headers = [r for r in range(view.model.rowCount()) if view.model.step_at(r) == 0]
+    assert headers == [0, 3, 5]
+    assert all(view.table.columnSpan(r, 0) == len(Column) for r in headers)
+    assert view.table.columnSpan(1, 0) == 1
+
+
+def test_the_timeline_grows_while_the_run_streams(qtbot: QtBot) -> None:
+    events, record = demo_run("retry-feedback")
+    run = LiveRun()
+    view = make_view(qtbot, run)
+    row_counts = []
+    for event in events:
+        run.apply(event)
+        view.on_event(event)
+        if isinstance(event, StepStarted):
+            row_counts.append(view.model.rowCount())
+            status = view.model.index(view.model.row_of_step(event.index), 0).data(
+                TimelineRole.STATUS
+            )
+            assert status == "pending"
+    assert row_counts == [2, 3, 5, 7]
+    assert view.summary.text() == "4 steps · 3 attempts · 2 cleared"
+    with qtbot.waitSignal(view.stepSelected) as signal:
+        view.select_last()
+    assert signal.args == [record.steps[-1].index]
+    # New rows get their header spans as they arrive.
+    assert view.table.columnSpan(view.model.row_of_step(4) - 1, 0) == len(Column)
+
+
+def test_renders_in_light_and_dark(qtbot: QtBot, tmp_path: Path) -> None:
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    view.select_step(2)
+    image = view.grab().toImage()
+    image.save(str(tmp_path / "timeline.png"))
+    colours = {
+        image.pixelColor(x, y).name()
+        for x in range(0, image.width(), 7)
+        for y in range(0, image.height(), 5)
+    }
+    assert len(colours) > 20  # text, chips, bars and selection, not a blank pane
+    palette = view.palette()
+    palette.setColor(palette.ColorRole.Base, QColor("#1e1e1e"))
+    palette.setColor(palette.ColorRole.Text, QColor("#e6e6e6"))
+    view.setPalette(palette)
+    dark = view.grab().toImage()
+    assert dark.pixelColor(dark.width() // 2, dark.height() - 5).lightness() < 60
+
+
+def _cell_pixels(view: TimelineView, row: int, column: int) -> set[str]:
+    rect = view.table.visualRect(view.model.index(row, column))
+    image = view.table.viewport().grab().toImage()
+    return {
+        image.pixelColor(x, y).name()
+        for x in range(rect.left(), rect.right() + 1)
+        for y in range(rect.top(), rect.bottom() + 1)
+    }
+
+
+def test_a_slow_steps_latency_bar_is_drawn_at_the_default_width(qtbot: QtBot) -> None:
+    from inspector.app.timeline.timeline_delegate import latency_bar_colour
+
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    view.table.clearSelection()
+    fractions = {
+        row: view.model.index(row, Column.LATENCY).data(TimelineRole.LATENCY_FRACTION)
+        for row in range(view.model.rowCount())
+        if not view.model.index(row, Column.LATENCY).data(TimelineRole.CLEARED)  # not dimmed
+    }
+    slowest = max((r for r, f in fractions.items() if f is not None), key=lambda r: fractions[r])
+    bar = latency_bar_colour(view.table.palette(), selected=False).name()
+    assert bar in _cell_pixels(view, slowest, Column.LATENCY)
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the offscreen tooltip
+def test_chips_stay_in_their_cell_and_failures_come_first(qtbot: QtBot) -> None:
+    from PySide6.QtCore import QPoint, QRect
+    from PySide6.QtGui import QFont, QFontMetrics, QHelpEvent
+    from PySide6.QtWidgets import QStyleOptionViewItem, QToolTip
+
+    from inspector.app.timeline.timeline_delegate import chip_order, chip_rects
+    from inspector.core.records import Verdict
+
+    metrics = QFontMetrics(QFont())
+    area = QRect(100, 0, 40, 20)
+    (only,) = chip_rects(area, ["✗ a-very-long-validator-name", "✓ b"], metrics)
+    assert only.left() >= area.left() and only.right() <= area.right()
+
+    verdicts = [
+        Verdict.passed("p1"),
+        Verdict.failed("f1", "wrong"),
+        Verdict.passed("p2"),
+        Verdict(validator="e1", ok=False, status="error", reason="crashed"),
+        Verdict.failed("f2", "also wrong"),
+    ]
+    assert [v.validator for v in chip_order(verdicts)] == ["f1", "e1", "f2", "p1", "p2"]
+
+    # The hover tooltip follows the painted order: the first chip is the first failure.
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    row = next(
+        r
+        for r in range(view.model.rowCount())
+        if any(
+            v.status == "fail"
+            for v in view.model.index(r, Column.VERDICTS).data(TimelineRole.VERDICTS) or []
+        )
+    )
+    index = view.model.index(row, Column.VERDICTS)
+    shown = chip_order(index.data(TimelineRole.VERDICTS))
+    option = QStyleOptionViewItem()
+    option.rect = view.table.visualRect(index)
+    option.font = view.table.font()
+    first = chip_rects(option.rect, ["x"], QFontMetrics(QFont()))[0]
+    pos = QPoint(first.left() + 2, first.center().y())
+    event = QHelpEvent(QHelpEvent.Type.ToolTip, pos, view.table.viewport().mapToGlobal(pos))
+    assert view.table.itemDelegate().helpEvent(event, view.table, option, index)
+    assert QToolTip.text().startswith(f"✗ {shown[0].validator}")
+    QToolTip.hideText()
+
+
+def test_the_delegate_reads_one_role_per_painted_cell(qtbot: QtBot) -> None:
+    """Painting a cell asks the model for its ``PaintCell`` only (it used to ask ~11 roles)."""
+    from typing import Any
+
+    from PySide6.QtWidgets import QTableView
+
+    from inspector.app.timeline.timeline_delegate import TimelineDelegate
+    from inspector.app.timeline.timeline_item_model import TimelineItemModel
+
+    asked: list[tuple[int, int, int]] = []
+
+    class Counting(TimelineItemModel):
+        def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+            asked.append((index.row(), index.column(), role))
+            return super().data(index, role)
+
+    model = Counting()
+    model.show_run(stored_run("retry-feedback"))
+    table = QTableView()
+    qtbot.addWidget(table)
+    table.setModel(model)
+    table.setItemDelegate(TimelineDelegate(table))
+    table.setSpan(0, 0, 1, len(Column))
+    table.resize(1100, 320)
+    table.show()
+    qtbot.waitExposed(table)
+    asked.clear()
+    table.viewport().grab()  # a paint of every visible cell
+    assert {role for _, _, role in asked} == {TimelineRole.PAINT}
+    cells = [(row, column) for row, column, _ in asked]
+    assert len(cells) == len(set(cells))  # once each
+    assert (1, Column.VERDICTS) in cells and (0, 0) in cells  # steps and headers alike
+    painted = model.index(1, Column.LATENCY).data(TimelineRole.PAINT)
+    assert painted.text == model.index(1, Column.LATENCY).data()
+    assert painted.fraction == model.index(1, Column.LATENCY).data(TimelineRole.LATENCY_FRACTION)

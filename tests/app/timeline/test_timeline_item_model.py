@@ -1,0 +1,183 @@
+"""TimelineItemModel: rows, cell data, live appending and the cleared filter, with qtmodeltester
+watching every signal."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QModelIndex, Qt
+from pytestqt.modeltest import ModelTester
+
+from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
+from inspector.core.events import TextDelta
+from inspector.core.live import LiveRun, LiveStep
+from inspector.core.records import Forced, StepRequest
+from inspector.reports.timeline_cells import forced_markers, output_preview
+from tests.helpers.demo_events import demo_run, stored_run
+
+DEMOS = [
+    "retry-feedback",
+    "step-cap",
+    "final-answer-tool",
+    "empty-final",
+    "invalid-output-fallback",
+]
+
+
+def rows(model: TimelineItemModel) -> list[str]:
+    """Each row as "A<n>" (attempt header) or "<step index>"."""
+    out = []
+    for row in range(model.rowCount()):
+        index = model.index(row, Column.STEP)
+        if index.data(TimelineRole.IS_HEADER):
+            out.append(f"A{index.data(TimelineRole.ATTEMPT)}")
+        else:
+            out.append(str(index.data(TimelineRole.STEP_INDEX)))
+    return out
+
+
+def cell(model: TimelineItemModel, step: int, column: Column, role: int = 0) -> object:
+    return model.index(model.row_of_step(step), column).data(role or Qt.ItemDataRole.DisplayRole)
+
+
+@pytest.mark.parametrize("demo", DEMOS)
+def test_stored_runs_pass_the_model_tester(qtmodeltester: ModelTester, demo: str) -> None:
+    model = TimelineItemModel()
+    model.show_run(stored_run(demo))
+    qtmodeltester.check(model, force_py=True)
+    record = demo_run(demo)[1]
+    assert [r for r in rows(model) if not r.startswith("A")] == [str(s.index) for s in record.steps]
+    assert {r for r in rows(model) if r.startswith("A")} == {f"A{s.attempt}" for s in record.steps}
+
+
+@pytest.mark.parametrize("demo", DEMOS)
+def test_live_events_append_rows_and_end_like_the_stored_run(
+    qtmodeltester: ModelTester, demo: str
+) -> None:
+    events, record = demo_run(demo)
+    run, model = LiveRun(), TimelineItemModel()
+    model.show_run(run)
+    qtmodeltester.check(model)  # the C++ tester stays attached and checks every signal
+    inserted: list[tuple[int, int]] = []
+    model.rowsInserted.connect(lambda _p, first, last: inserted.append((first, last)))
+    counts = []
+    for event in events:
+        run.apply(event)
+        model.on_event(event)
+        counts.append(model.rowCount())
+    assert counts == sorted(counts) and counts[-1] == len(rows(model))
+    assert len(inserted) == len(record.steps)  # one insertion per StepStarted, never a reset
+    stored = TimelineItemModel()
+    stored.show_run(stored_run(demo))
+    assert rows(model) == rows(stored)
+    for step in record.steps:
+        for column in Column:
+            assert cell(model, step.index, column) == cell(stored, step.index, column)
+
+
+def test_retry_feedback_rows_show_kind_status_verdicts_tokens_and_cleared() -> None:
+    model = TimelineItemModel()
+    model.show_run(stored_run("retry-feedback"))
+    assert rows(model) == ["A1", "1", "2", "A2", "3", "A3", "4"]
+    assert cell(model, 1, Column.KIND) == "tool call"
+    assert cell(model, 2, Column.KIND) == "final"
+    assert cell(model, 2, Column.STATUS) == "failed validation"
+    assert cell(model, 2, Column.STEP, TimelineRole.CLEARED) is True
+    assert "cleared" in str(cell(model, 2, Column.MARKERS))
+    assert cell(model, 4, Column.STEP, TimelineRole.CLEARED) is False
+    tip = str(cell(model, 3, Column.VERDICTS, Qt.ItemDataRole.ToolTipRole))
+    assert "✗ max_length: 171 characters > 160" in tip and "✓ no_markdown" in tip
+    step4 = demo_run("retry-feedback")[1].steps[3]
+    assert step4.response is not None
+    usage = step4.response.usage
+    assert cell(model, 4, Column.TOKENS) == f"{usage.input_tokens} / {usage.output_tokens}"
+    header = model.index(model.row_of_step(2) - 2, 0)
+    assert header.data() == "Attempt 1 · 2 steps · cleared"
+    assert not model.flags(header) & Qt.ItemFlag.ItemIsSelectable
+
+
+def test_latency_bar_is_scaled_to_the_slowest_step() -> None:
+    model = TimelineItemModel()
+    model.show_run(stored_run("retry-feedback"))
+    steps = demo_run("retry-feedback")[1].steps
+    slowest = max(steps, key=lambda s: s.latency_ms or 0)
+    fractions = {
+        s.index: cell(model, s.index, Column.LATENCY, TimelineRole.LATENCY_FRACTION) for s in steps
+    }
+    assert fractions[slowest.index] == 1.0
+    assert all(0 < float(f) <= 1.0 for f in fractions.values())  # type: ignore[arg-type]
+    assert len(set(fractions.values())) > 1
+
+
+def test_forced_markers_name_what_the_loop_forced() -> None:
+    model = TimelineItemModel()
+    model.show_run(stored_run("step-cap"))
+    assert cell(model, 4, Column.MARKERS) == "tools off +instruction"
+    assert cell(model, 1, Column.MARKERS) == ""
+    model.show_run(stored_run("invalid-output-fallback"))
+    assert cell(model, 1, Column.MARKERS, TimelineRole.MARKERS) == [
+        ("final_answer pinned", "tool_choice pinned to the final_answer tool"),
+    ]
+    assert forced_markers(None) == []
+    assert [m for m, _ in forced_markers(Forced(tool_choice="required"))] == ["tool required"]
+
+
+def test_hiding_cleared_attempts_drops_their_rows_and_empty_headers(
+    qtmodeltester: ModelTester,
+) -> None:
+    model = TimelineItemModel()
+    model.show_run(stored_run("retry-feedback"))
+    qtmodeltester.check(model)
+    model.set_show_cleared(False)
+    assert rows(model) == ["A1", "1", "A3", "4"]
+    assert model.row_of_step(2) == -1 and model.row_of_step(3) == -1
+    model.set_show_cleared(True)
+    assert rows(model) == ["A1", "1", "2", "A2", "3", "A3", "4"]
+
+
+@pytest.mark.parametrize("demo", ["retry-feedback", "invalid-output-fallback"])
+def test_cleared_rows_disappear_live_when_hidden(qtmodeltester: ModelTester, demo: str) -> None:
+    events, _ = demo_run(demo)
+    run, model = LiveRun(), TimelineItemModel()
+    model.set_show_cleared(False)
+    model.show_run(run)
+    qtmodeltester.check(model)
+    removed: list[tuple[int, int]] = []
+    model.rowsRemoved.connect(lambda _p, first, last: removed.append((first, last)))
+    for event in events:
+        run.apply(event)
+        model.on_event(event)
+    hidden = TimelineItemModel()
+    hidden.set_show_cleared(False)
+    hidden.show_run(stored_run(demo))
+    assert rows(model) == rows(hidden)
+    assert removed  # the cleared steps streamed in, then went away
+
+
+def test_a_text_delta_updates_only_the_streaming_output_cell() -> None:
+    events, _ = demo_run("retry-feedback")
+    run, model = LiveRun(), TimelineItemModel()
+    model.show_run(run)
+    first_delta = next(i for i, e in enumerate(events) if isinstance(e, TextDelta))
+    for event in events[:first_delta]:
+        run.apply(event)
+        model.on_event(event)
+    changes: list[tuple[QModelIndex, QModelIndex]] = []
+    model.dataChanged.connect(lambda a, b, _roles: changes.append((a, b)))
+    delta = events[first_delta]
+    assert isinstance(delta, TextDelta)
+    run.apply(delta)
+    model.on_event(delta)
+    row = model.row_of_step(delta.index)
+    assert [(a.row(), a.column(), b.row(), b.column()) for a, b in changes] == [
+        (row, Column.OUTPUT, row, Column.OUTPUT)
+    ]
+    assert cell(model, delta.index, Column.KIND) == "pending"
+    assert cell(model, delta.index, Column.OUTPUT) == delta.text.strip()
+
+
+def test_output_preview_is_one_clipped_line() -> None:
+    live = LiveStep(index=1, attempt=1, request=StepRequest(system="", messages=[]))
+    live.text.extend(["line one\n", "line   two ", "x" * 500])
+    preview = output_preview(live)
+    assert preview.startswith("line one line two x")
+    assert "\n" not in preview and len(preview) == 120
