@@ -23,7 +23,7 @@ from inspector.core.threads import _idle as idle_jobs
 from inspector.core.worker import pool
 from inspector.core.worker.ending import died
 from inspector.workflows.revalidate import RevalidationResult
-from tests.app.conftest import write_scenario
+from tests.helpers.scenarios import write_scenario
 
 SCENARIO = """
     name = "sms"
