@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 NAME = "sweep"
 HELP = "run a scenario N times per arm of a grid of settings; pass rates, costs, terminations"
 EXIT_OK, EXIT_CANCELLED = 0, 1
+DEFAULT_CONCURRENCY = 4
 
 
 def _positive(text: str) -> int:
@@ -64,7 +65,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--repeat", type=_positive, default=10, metavar="N", help="runs per arm (default 10)"
     )
     parser.add_argument(
-        "--concurrency", type=_positive, default=4, metavar="K", help="runs at once (default 4)"
+        "--concurrency",
+        type=_positive,
+        metavar="K",
+        help=f"runs at once (default {DEFAULT_CONCURRENCY}; --resume: the sweep's own)",
     )
     parser.add_argument(
         "--seed", type=_seed, metavar="S", help="the seed of the scripted model's choices"
@@ -95,7 +99,7 @@ def _new_spec(args: argparse.Namespace) -> SweepSpec:
         repeat=args.repeat,
         seed=args.seed if args.seed is not None else random.randrange(2**31),
         baseline=args.baseline or arms[0].name,
-        concurrency=args.concurrency,
+        concurrency=args.concurrency or DEFAULT_CONCURRENCY,
     )
 
 
@@ -114,7 +118,8 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
         if args.resume is not None:
             stored = store.sweep(args.resume)
             spec = SweepSpec.model_validate(stored.spec)
-            spec = spec.model_copy(update={"concurrency": args.concurrency})
+            if args.concurrency is not None:
+                spec = spec.model_copy(update={"concurrency": args.concurrency})
             sweep_id = stored.sweep_id
             scenarios = use.arm_scenarios(spec)
             filled = store.filled_slots(sweep_id)

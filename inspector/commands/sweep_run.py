@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from pydantic import TypeAdapter
+
 from inspector.core.errors import ScenarioError
 from inspector.core.loop import Turn
 from inspector.core.provider import ProviderChunk
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from inspector.providers.http import KeyringGet
     from inspector.store import Store, StoredSweep
 
+FACTS = TypeAdapter(list[RunFacts])  # one validation call for a sweep's rows
 SWEEP_PREFIX = "sw"  # "s" and "w" are no hex digits: a sweep id never prefixes a run id
 
 
@@ -187,7 +190,7 @@ def now_utc() -> str:
 
 def report_of(store: Store, sweep: StoredSweep) -> SweepReport:
     spec = SweepSpec.model_validate(sweep.spec)
-    facts = [RunFacts.model_validate(row) for row in store.sweep_runs(sweep.sweep_id)]
+    facts = FACTS.validate_python(store.sweep_runs(sweep.sweep_id))
     return build_report(sweep.sweep_id, sweep.created_at, spec, facts)
 
 
@@ -236,7 +239,7 @@ def revalidate_sweep(args: argparse.Namespace, out: TextIO) -> int:
     with Store.open(args.db) as store:
         sweep = store.sweep(args.sweep)
         spec = SweepSpec.model_validate(sweep.spec)
-        facts = [RunFacts.model_validate(row) for row in store.sweep_runs(sweep.sweep_id)]
+        facts = FACTS.validate_python(store.sweep_runs(sweep.sweep_id))
         runs = list(counted(facts).values())
         passes = {
             r.run_id: recheck(store.load(r.run_id), args.validators).accepted_after is not None

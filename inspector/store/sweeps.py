@@ -28,7 +28,7 @@ class StoredSweep(BaseModel):
     created_at: str
     spec: dict[str, Any]
     runs: int = 0  # runs started for it (re-runs of a slot included)
-    finished: int = 0  # of those, runs with a final status other than cancelled / interrupted
+    finished: int = 0  # (arm, repetition) slots a run has finished for good
 
 
 # Per run: what the statistics need, from the run row's indexed columns. Attempts used are the
@@ -97,8 +97,8 @@ def _stored(row: tuple[Any, ...]) -> StoredSweep:
 _SWEEP_SQL = f"""
 SELECT w.sweep_id, w.scenario, w.created_at, w.spec,
        (SELECT count(*) FROM sweep_runs s WHERE s.sweep_id = w.sweep_id),
-       (SELECT count(*) FROM sweep_runs s JOIN runs r ON r.run_id = s.run_id
-         WHERE s.sweep_id = w.sweep_id AND r.status IN {_FINAL})
+       (SELECT count(*) FROM (SELECT DISTINCT s.arm, s.rep FROM sweep_runs s
+         JOIN runs r ON r.run_id = s.run_id WHERE s.sweep_id = w.sweep_id AND r.status IN {_FINAL}))
 FROM sweeps w
 """
 

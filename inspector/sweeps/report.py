@@ -1,9 +1,10 @@
 """A sweep's report from its spec and its stored runs: the one computation the CLI, the exports
 and a window share. Pure; fast enough for 10,000 runs in well under a second (bench/sweep.py).
 
-Each repetition counts once: the first run that finished it (``succeeded``, ``fallback``,
-``failed`` or ``error``). A repetition whose runs were all cancelled or interrupted, or that never
-ran, is *missing* — left out of every rate, and what ``sweep --resume`` runs again.
+Each repetition counts once: the earliest-started of its runs that finished (``succeeded``,
+``fallback``, ``failed`` or ``error``; the store lists a slot's runs in start order). A
+repetition whose runs were all cancelled or interrupted, or that never ran, is *missing* — left
+out of every rate, and what ``sweep --resume`` runs again.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ OTHER_RATES = ("fallback", "failed", "error")
 
 
 def counted(facts: Iterable[RunFacts]) -> dict[tuple[int, int], RunFacts]:
-    """The run that counts for each (arm, repetition): the first to finish it."""
+    """The run that counts for each (arm, repetition): the first finished one listed."""
     chosen: dict[tuple[int, int], RunFacts] = {}
     for f in facts:
         if f.status in FINAL_STATUSES:

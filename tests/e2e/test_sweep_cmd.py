@@ -270,7 +270,9 @@ def test_resume_after_kill_9_runs_exactly_the_missing_runs(tmp_path: Path, capsy
     assert 8 <= len(filled) < 30
     assert interrupted  # the runs in flight when it died
     assert main(["sweep", "--resume", sweep.sweep_id, "--db", str(db), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert f"{30 - len(filled)} run(s) to do · concurrency 3" in captured.err  # the sweep's own
     assert report["runs"] == report["expected"] == 30
     with Store.open(db) as store:
         rows = store.sweep_runs(sweep.sweep_id)
