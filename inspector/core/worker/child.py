@@ -179,6 +179,8 @@ class Worker:
             return Reply(error=str(exc), load_failed=True, file=exc.file, line=exc.line)
         except ScenarioError as exc:
             return Reply(error=str(exc), load_failed=True)
+        except BaseException as exc:  # as in _load
+            return Reply(error=f"{path}: raised on import: {last_line(exc)}", load_failed=True)
         names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
         return Reply(value=names)
 

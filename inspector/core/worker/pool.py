@@ -53,8 +53,8 @@ START_TIMEOUT_S = 60.0  # python start-up and imports, never counted against a c
 LOAD_TIMEOUT_S = 30.0  # importing a user file (at load time, before a turn starts)
 WORKER_FLAG = "--user-code-worker"  # how the frozen app starts itself as a worker
 # Most calls answer within a millisecond: waiting that long in the kernel first spares them a
-# round trip through the event loop (half of a call's cost, bench/usercode.py); the loop is
-# held up by at most this much.
+# trip through the event loop (a reader registered, a loop iteration); the loop is held up by
+# at most this much.
 FAST_WAIT_S = 0.001
 
 
@@ -160,9 +160,6 @@ class WorkerProcess:
         except subprocess.TimeoutExpired:
             return died(None)
         return died(self.process.returncode)
-
-    def started(self, reply: Reply) -> None:
-        self.ready = True
 
     def captured(self) -> str:
         """What the call in flight wrote so far (after a timeout or a crash)."""
@@ -280,7 +277,8 @@ async def _call(
         try:
             if not worker.ready:
                 async with asyncio.timeout(START_TIMEOUT_S):
-                    worker.started(await worker.receive())
+                    await worker.receive()  # its hello
+                    worker.ready = True
             loaded = await _load(worker, target)
         except TimeoutError:
             return Reply(error=f"the user-code worker did not start within {START_TIMEOUT_S:g} s")
@@ -335,7 +333,8 @@ def _blocking(request: Request, timeout_s: float) -> Reply:
     reusable = False
     try:
         if not worker.ready:
-            worker.started(worker.receive_blocking(START_TIMEOUT_S))
+            worker.receive_blocking(START_TIMEOUT_S)  # its hello
+            worker.ready = True
         stamps = [_stamp(t) for t in request.targets] if isinstance(request, Check) else []
         worker.send(request)
         reply = worker.receive_blocking(_seconds(timeout_s))
