@@ -10,8 +10,9 @@ What is measured:
    before the worker). Goal: median ≤ 1 ms.
 2. **Re-validating 10,000 recorded outputs with a python validator** (built-ins + one python
    validator, as ``agent-inspector revalidate`` does it minus process start: compiling the
-   validators, which starts the worker check, then ``revalidate``). Peer: the built-ins alone
-   over the same outputs. Goal: < 5 s.
+   validators, which checks the python file in a worker, then ``revalidate``, which sends the
+   python validator's calls in batches of ``pool.BATCH``). Peer: the built-ins alone over the
+   same outputs. Goal: < 5 s.
 3. **A fresh worker**: killing one (as after a timeout) and serving the next call with a new
    one — what a hung or crashed validator costs the call after it (informational).
 

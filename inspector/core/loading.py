@@ -1,4 +1,6 @@
-"""Loads user functions named ``"file.py:name"`` relative to a scenario's folder."""
+"""Loads user functions named ``"file.py:name"`` relative to a scenario's folder — inside a
+user-code worker process (``inspector.core.worker.child``); the app itself never imports user
+files."""
 
 from __future__ import annotations
 

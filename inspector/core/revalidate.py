@@ -15,7 +15,7 @@ a python file whose functions replace the same-named python validators.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
@@ -36,7 +36,6 @@ from inspector.core.validators import (
     Validator,
     ValidatorSpec,
     compile_validators,
-    judge_all,
 )
 from inspector.core.worker import pool
 
@@ -194,10 +193,20 @@ def _flips(step: int, before: Sequence[Verdict], after: Sequence[Verdict]) -> li
     ]
 
 
-async def _rejudge(
-    step: Step, plan: OutputPlan, validators: Sequence[Validator], every_step: bool, name: str
-) -> tuple[bool, list[Verdict]] | None:
-    """(is a candidate, the new verdicts) for a step the loop judged; None for one it did not."""
+@dataclass
+class _ToJudge:
+    """A step the loop judged: its candidate (or a tool-call step's text), its context, and
+    its verdicts as they come in (the schema check's at once)."""
+
+    step: Step
+    is_candidate: bool
+    value: Any = None
+    ctx: ValidationContext | None = None
+    verdicts: list[Verdict] = field(default_factory=list)
+
+
+def _to_judge(step: Step, plan: OutputPlan, every_step: bool, name: str) -> _ToJudge | None:
+    """What re-judging ``step`` takes; None for a step the loop did not judge."""
     response = step.response
     if step.status not in _JUDGED_STATUSES or response is None or response.refusal:
         return None
@@ -205,7 +214,8 @@ async def _rejudge(
         return None  # an empty reply: its verdict is the loop's, not a validator's
     candidate = read_candidate(plan, response)
     if candidate.present and candidate.problem is not None:
-        return True, [candidate.problem]  # the schema check; user validators never saw it
+        # The schema check; user validators never saw it.
+        return _ToJudge(step, True, verdicts=[candidate.problem])
     if not candidate.present and not every_step:
         return None
     calls = [] if candidate.present else [c.model_dump() for c in response.tool_calls]
@@ -216,18 +226,34 @@ async def _rejudge(
         pending_tool_calls=calls,
         scenario=name,
     )
-    if candidate.present:
-        return True, await judge_all(validators, candidate.value, ctx)
-    return False, await judge_all(validators, response.text, ctx, when="every_step")
+    value = candidate.value if candidate.present else response.text
+    return _ToJudge(step, candidate.present, value, ctx)
 
 
 async def revalidate(
     record: RunRecord, scenario: Scenario, validators: Sequence[Validator]
 ) -> Revalidation:
     """Re-judges every recorded candidate output of ``record`` (``scenario``: what it was run
-    with, for its output plan) with ``validators``."""
+    with, for its output plan) with ``validators``. Each validator judges every output before
+    the next one does (``Validator.judge_many``: a python validator's calls go to its worker
+    in batches); the verdicts of a step stay in validator order."""
     plan = scenario_plan(scenario)
     every_step = any(v.spec.when == "every_step" for v in validators)
+    judged = [
+        j
+        for j in (_to_judge(step, plan, every_step, scenario.name) for step in record.steps)
+        if j is not None
+    ]
+    for validator in validators:
+        # A tool-call step is judged by `every_step` validators only, as the loop does.
+        mine = [
+            j
+            for j in judged
+            if j.ctx is not None and (j.is_candidate or validator.spec.when == "every_step")
+        ]
+        got = await validator.judge_many([(j.value, j.ctx) for j in mine if j.ctx is not None])
+        for j, verdict in zip(mine, got, strict=True):
+            j.verdicts.append(verdict)
     # Plain dicts, validated into the result once at the end: building one pydantic object per
     # verdict (even with model_construct) cost more than judging it (bench/replay.py).
     verdicts: list[dict[str, Any]] = []
@@ -235,15 +261,12 @@ async def revalidate(
     outputs = 0
     accepted_before: int | None = None
     accepted_after: int | None = None
-    for step in record.steps:
-        judged = await _rejudge(step, plan, validators, every_step, scenario.name)
-        if judged is None:
-            continue
-        is_candidate, new = judged
+    for j in judged:
+        step, new = j.step, j.verdicts
         where = {"step": step.index, "attempt": step.attempt}
         verdicts += [{**v.__dict__, **where} for v in new]
         flips += _flips(step.index, step.verdicts, new)
-        if is_candidate:
+        if j.is_candidate:
             outputs += 1
             if accepted_before is None and _accepted(step.verdicts):
                 accepted_before = step.index

@@ -33,7 +33,7 @@ from inspector.core.regex_limits import compile_pattern
 from inspector.core.schema import schema_errors, schema_problem
 from inspector.core.worker import pool
 from inspector.core.worker.contexts import ValidatorContext
-from inspector.core.worker.protocol import Target
+from inspector.core.worker.protocol import Reply, Target
 
 When = Literal["final", "every_step"]
 
@@ -287,20 +287,56 @@ class Validator:
             self.name, f"returned {type(value).__name__}; expected None, bool, str or Verdict"
         )
 
-    async def judge(self, output: Any, ctx: ValidationContext) -> Verdict:
+    def _before_call(self, output: Any, ctx: ValidationContext) -> Verdict | Any:
+        """The verdict when no user code needs to run (broken, a built-in, a missing field),
+        else the value the python function gets."""
         if self.broken is not None:
             return Verdict.errored(self.name, self.broken, self._broken_at)
         try:
             if self._target is None:
                 return self._builtin(output, ctx)  # bounded: regexes carry their own timeout
-            value = _field_value(output, self.spec.field)
+            return _field_value(output, self.spec.field)
         except TimeoutError:  # a regex search past the time limit
             return Verdict.errored(self.name, f"timed out after {self.timeout_s:g} s")
         except MissingField as exc:
             return Verdict.errored(self.name, str(exc))
         except Exception as exc:  # a bug of a built-in: still only a verdict
             return Verdict.errored(self.name, last_line(exc))
+
+    async def judge(self, output: Any, ctx: ValidationContext) -> Verdict:
+        value = self._before_call(output, ctx)
+        if isinstance(value, Verdict) or self._target is None:
+            return value
         reply = await pool.call(self._target, (value, ctx.for_user()), {}, self.timeout_s)
+        return self._from_reply(reply, ctx)
+
+    async def judge_many(self, judged: Sequence[tuple[Any, ValidationContext]]) -> list[Verdict]:
+        """``judge`` of each (output, ctx), in order; a python function's calls go to its
+        worker in batches (``pool.call_many``), so thousands of outputs cost a few round
+        trips. Re-validation's way: a validator judges every output before the next does."""
+        verdicts: list[Verdict | None] = []
+        calls: list[tuple[int, ValidationContext, tuple[tuple[Any, ...], dict[str, Any]]]] = []
+        for output, ctx in judged:
+            value = self._before_call(output, ctx)
+            if isinstance(value, Verdict) or self._target is None:
+                verdicts.append(value)
+            else:
+                calls.append((len(verdicts), ctx, ((value, ctx.for_user()), {})))
+                verdicts.append(None)
+        if calls and self._target is not None:
+            items = [item for _, _, item in calls]
+            replies = await pool.call_many(
+                self._target, items, self.timeout_s, stop_when_ended=self._tolerant
+            )
+            for (at, ctx, _), reply in zip(calls, replies, strict=False):
+                verdicts[at] = self._from_reply(reply, ctx)
+            for at, _, _ in calls[len(replies) :]:  # left out after a call ended its worker
+                verdicts[at] = Verdict.errored(
+                    self.name, self.broken or "not called", self._broken_at
+                )
+        return [v for v in verdicts if v is not None]
+
+    def _from_reply(self, reply: Reply, ctx: ValidationContext) -> Verdict:
         if reply.error is None:
             if reply.stopped:
                 ctx.stop()

@@ -395,3 +395,50 @@ async def test_importing_a_file_does_not_count_against_the_calls_deadline(tmp_pa
     pool.shutdown()  # fresh workers: the file is imported within this call
     reply = await call(tmp_path, "f", 5, timeout_s=0.3)
     assert (reply.value, reply.error) == (5, None)
+
+
+# ---- batches (re-validation) --------------------------------------------------------------------
+
+BATCH_PY = """
+import sys, time
+
+def judge(x):
+    if x == "hang":
+        while True:
+            pass
+    if x == "exit":
+        sys.exit(4)
+    print("saw", x)
+    return x.upper()
+"""
+
+
+async def test_a_batch_answers_each_call_in_order_with_its_own_output(tmp_path: Path) -> None:
+    (tmp_path / "hostile.py").write_text(BATCH_PY, encoding="utf-8")
+    items = [((f"o{i}",), {}) for i in range(pool.BATCH + 10)]  # two batches
+    replies = await pool.call_many(target(tmp_path, "judge"), items, 5)
+    assert [r.value for r in replies] == [f"O{i}" for i in range(pool.BATCH + 10)]
+    assert [r.captured for r in replies[:2]] == ["saw o0\n", "saw o1\n"]
+
+
+@pytest.mark.parametrize(("stop", "after"), [(False, ["C", "D"]), (True, [])])
+async def test_a_hang_in_a_batch_times_out_alone(
+    tmp_path: Path, stop: bool, after: list[str]
+) -> None:
+    (tmp_path / "hostile.py").write_text(BATCH_PY, encoding="utf-8")
+    items = [((x,), {}) for x in ("a", "b", "hang", "c", "d")]
+    replies = await pool.call_many(target(tmp_path, "judge"), items, 0.3, stop_when_ended=stop)
+    assert [r.value for r in replies[:2]] == ["A", "B"]
+    assert (replies[2].error, replies[2].ended) == ("timed out after 0.3 s", True)
+    assert [r.value for r in replies[3:]] == after
+
+
+async def test_an_exit_in_a_batch_retires_its_worker_and_the_rest_go_on(tmp_path: Path) -> None:
+    (tmp_path / "hostile.py").write_text(BATCH_PY, encoding="utf-8")
+    items = [((x,), {}) for x in ("a", "exit", "b")]
+    replies = await pool.call_many(target(tmp_path, "judge"), items, 5)
+    assert [(r.value, r.error) for r in replies] == [
+        ("A", None),
+        (None, "SystemExit: 4"),
+        ("B", None),
+    ]

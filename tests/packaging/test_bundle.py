@@ -90,6 +90,26 @@ def test_frozen_app_records_and_exports_a_run_as_html(bundle: Path, tmp_path: Pa
     assert "<html" in page.stdout and run_id in page.stdout
 
 
+def test_frozen_app_runs_user_code_in_a_worker_of_its_own(bundle: Path, tmp_path: Path) -> None:
+    # The frozen app has no `python -m`: it starts itself with --user-code-worker.
+    (tmp_path / "checks.py").write_text(
+        "import os\ndef short(output, ctx):\n    print('judged in', os.getpid())\n"
+        "    return len(output) < 100\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "s.toml").write_text(
+        'name = "frozen"\n[prompt]\nuser = "hi"\n'
+        '[[validators]]\nkind = "python"\nfunction = "checks.py:short"\n'
+        '[[script]]\ntext = "hello"\n',
+        encoding="utf-8",
+    )
+    result = _frozen(bundle, "run", str(tmp_path / "s.toml"), "--json", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    [verdict] = json.loads(result.stdout)["steps"][0]["verdicts"]
+    assert verdict["status"] == "pass"
+    assert verdict["captured"].startswith("judged in ")
+
+
 def test_frozen_app_lists_every_demo_of_the_checkout(bundle: Path, tmp_path: Path) -> None:
     result = _frozen(bundle, "demos", tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr

@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,15 @@ from inspector.core.errors import ScenarioError, last_line
 from inspector.core.loading import ModuleLoadError, line_in, load_function, load_module, reset
 from inspector.core.worker.contexts import ValidatorContext
 from inspector.core.worker.ending import clip
-from inspector.core.worker.protocol import CAPTURE_LIMIT, Call, Check, Names, Reply, Request
+from inspector.core.worker.protocol import (
+    CAPTURE_LIMIT,
+    Batch,
+    Call,
+    Check,
+    Names,
+    Reply,
+    Request,
+)
 
 
 class _Capture:
@@ -126,6 +134,17 @@ class Worker:
         # costs one stat, not a path resolution and a module lookup.
         self._functions: dict[tuple[str, str], tuple[str, int, Callable[..., Any]]] = {}
 
+    def replies(self, request: Request) -> Iterator[Reply]:
+        """The replies to ``request``: one, or one per call of a batch."""
+        if not isinstance(request, Batch):
+            yield self.handle(request)
+            return
+        for args, kwargs in request.calls:
+            reply = self.handle(Call(request.target, args, kwargs, request.generation))
+            yield reply
+            if reply.retire:
+                return
+
     def handle(self, request: Request) -> Reply:
         if request.generation != self.generation:
             self.generation = request.generation
@@ -179,6 +198,8 @@ class Worker:
             return Reply(error=str(exc), load_failed=True, file=exc.file, line=exc.line)
         except ScenarioError as exc:
             return Reply(error=str(exc), load_failed=True)
+        except BaseException as exc:  # as in _load
+            return Reply(error=f"{path}: raised on import: {last_line(exc)}", load_failed=True)
         names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
         return Reply(value=names)
 
@@ -256,22 +277,22 @@ def serve(conn: Connection, worker: Worker) -> None:
             request = conn.recv()
         except (EOFError, OSError):
             return  # the app closed its end
-        reply = worker.handle(request)
-        try:
-            conn.send(reply)
-        except (EOFError, OSError):
-            return
-        except Exception as exc:  # the value cannot be pickled: say so instead
-            kind = type(reply.value).__name__
-            conn.send(
-                Reply(
-                    error=f"returned a {kind}, which cannot be sent back from the user-code "
-                    f"worker (not picklable): {last_line(exc)}",
-                    captured=reply.captured,
-                    stopped=reply.stopped,
-                    retire=reply.retire,
+        for reply in worker.replies(request):
+            try:
+                conn.send(reply)
+            except (EOFError, OSError):
+                return
+            except Exception as exc:  # the value cannot be pickled: say so instead
+                kind = type(reply.value).__name__
+                conn.send(
+                    Reply(
+                        error=f"returned a {kind}, which cannot be sent back from the user-code "
+                        f"worker (not picklable): {last_line(exc)}",
+                        captured=reply.captured,
+                        stopped=reply.stopped,
+                        retire=reply.retire,
+                    )
                 )
-            )
 
 
 def main(argv: list[str]) -> None:

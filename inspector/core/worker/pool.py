@@ -30,7 +30,16 @@ from typing import Any
 from inspector.core.errors import ScenarioError
 from inspector.core.loading import ModuleLoadError
 from inspector.core.worker.ending import clip, died, timed_out
-from inspector.core.worker.protocol import CAPTURE_LIMIT, Call, Check, Names, Reply, Request, Target
+from inspector.core.worker.protocol import (
+    CAPTURE_LIMIT,
+    Batch,
+    Call,
+    Check,
+    Names,
+    Reply,
+    Request,
+    Target,
+)
 from inspector.core.worker.scrub import scrub, secret_values
 
 __all__ = [
@@ -38,6 +47,7 @@ __all__ = [
     "WorkerGone",
     "WorkerProcess",
     "call",
+    "call_many",
     "check",
     "forget",
     "function_names",
@@ -53,9 +63,10 @@ START_TIMEOUT_S = 60.0  # python start-up and imports, never counted against a c
 LOAD_TIMEOUT_S = 30.0  # importing a user file (at load time, before a turn starts)
 WORKER_FLAG = "--user-code-worker"  # how the frozen app starts itself as a worker
 # Most calls answer within a millisecond: waiting that long in the kernel first spares them a
-# round trip through the event loop (half of a call's cost, bench/usercode.py); the loop is
-# held up by at most this much.
+# trip through the event loop (a reader registered, a loop iteration); the loop is held up by
+# at most this much.
 FAST_WAIT_S = 0.001
+BATCH = 256  # calls per Batch request: few round trips, no huge pickle of many histories
 
 
 def memory_limit_mb() -> int:
@@ -160,9 +171,6 @@ class WorkerProcess:
         except subprocess.TimeoutExpired:
             return died(None)
         return died(self.process.returncode)
-
-    def started(self, reply: Reply) -> None:
-        self.ready = True
 
     def captured(self) -> str:
         """What the call in flight wrote so far (after a timeout or a crash)."""
@@ -280,7 +288,8 @@ async def _call(
         try:
             if not worker.ready:
                 async with asyncio.timeout(START_TIMEOUT_S):
-                    worker.started(await worker.receive())
+                    await worker.receive()  # its hello
+                    worker.ready = True
             loaded = await _load(worker, target)
         except TimeoutError:
             return Reply(error=f"the user-code worker did not start within {START_TIMEOUT_S:g} s")
@@ -300,6 +309,71 @@ async def _call(
         return reply
     except WorkerGone as gone:
         return Reply(error=str(gone), captured=worker.captured(), ended=True)
+    finally:
+        if reusable:
+            _give_back(worker)
+        else:
+            _retire(worker)
+
+
+Item = tuple[tuple[Any, ...], dict[str, Any]]  # (args, kwargs) of one call
+
+
+async def call_many(
+    target: Target, items: Sequence[Item], timeout_s: float, *, stop_when_ended: bool = False
+) -> list[Reply]:
+    """``call`` for each item, in order, sent in batches (``Batch``): each call still has its
+    own deadline, and one that times out or ends its worker gets that reply while the rest go
+    to a fresh worker — or, with ``stop_when_ended``, are left out (fewer replies than items)."""
+    replies: list[Reply] = []
+    while len(replies) < len(items):
+        chunk = items[len(replies) : len(replies) + BATCH]
+        got = await _batch(target, chunk, timeout_s)
+        replies += [_clean(r) for r in got]
+        if stop_when_ended and got[-1].ended:
+            break
+    return replies
+
+
+async def _batch(target: Target, chunk: Sequence[Item], timeout_s: float) -> list[Reply]:
+    """Replies for a prefix of ``chunk`` (all of it unless a call ended its worker)."""
+    worker = _take()
+    reusable = False
+    replies: list[Reply] = []
+    try:
+        try:
+            if not worker.ready:
+                async with asyncio.timeout(START_TIMEOUT_S):
+                    await worker.receive()  # its hello
+                    worker.ready = True
+            loaded = await _load(worker, target)
+        except TimeoutError:
+            error = f"the user-code worker did not start within {START_TIMEOUT_S:g} s"
+            return [Reply(error=error) for _ in chunk]
+        if loaded is not None:
+            reusable = not loaded.retire
+            return [loaded for _ in chunk]
+        worker.send(Batch(target, tuple(chunk), _generation))
+        for _ in chunk:
+            try:
+                try:
+                    reply = worker.receive_blocking(min(FAST_WAIT_S, timeout_s))
+                except TimeoutError:
+                    async with asyncio.timeout(_seconds(timeout_s)):
+                        reply = await worker.receive()
+            except TimeoutError:
+                replies.append(
+                    Reply(error=timed_out(timeout_s), captured=worker.captured(), ended=True)
+                )
+                return replies
+            replies.append(reply)
+            if reply.retire:
+                return replies
+        reusable = True
+        return replies
+    except WorkerGone as gone:
+        replies.append(Reply(error=str(gone), captured=worker.captured(), ended=True))
+        return replies
     finally:
         if reusable:
             _give_back(worker)
@@ -335,7 +409,8 @@ def _blocking(request: Request, timeout_s: float) -> Reply:
     reusable = False
     try:
         if not worker.ready:
-            worker.started(worker.receive_blocking(START_TIMEOUT_S))
+            worker.receive_blocking(START_TIMEOUT_S)  # its hello
+            worker.ready = True
         stamps = [_stamp(t) for t in request.targets] if isinstance(request, Check) else []
         worker.send(request)
         reply = worker.receive_blocking(_seconds(timeout_s))

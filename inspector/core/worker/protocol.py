@@ -31,6 +31,17 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Batch:
+    """Many calls of one target, answered with one ``Reply`` each as each ends (the worker does
+    not wait for the app between them): re-validating thousands of outputs costs a few round
+    trips, not one per output. The worker stops after a reply that retires it."""
+
+    target: Target
+    calls: tuple[tuple[tuple[Any, ...], dict[str, Any]], ...]
+    generation: int = 0
+
+
+@dataclass(frozen=True)
 class Check:
     """Load each target (import its file, find the function) without calling it."""
 
@@ -46,7 +57,7 @@ class Names:
     generation: int = 0
 
 
-Request = Call | Check | Names
+Request = Call | Batch | Check | Names
 
 
 @dataclass(frozen=True)
