@@ -58,11 +58,12 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.reports.synthetic_events import events_from_record
     from inspector.store import Store
 
+    otel = args.format == "otel" or args.otlp_endpoint is not None
     with Store.open(args.db) as store:
         record = store.load(args.run_id)
-        if args.format == "otel" or args.otlp_endpoint:
-            return _export_otel(record, args, out)
-        events: Sequence[Timed] = store.events(record.run_id)
+        events: Sequence[Timed] = [] if otel else store.events(record.run_id)
+    if otel:  # the store is closed first: a push may wait on the network
+        return _export_otel(record, args, out)
     synthesized = not events
     if synthesized:  # stored without its event log (an import): rebuilt, and the export says so
         events = events_from_record(record)
