@@ -76,19 +76,23 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
         raise ScenarioError(
             f"export --format {args.format}: a run exports as {', '.join(RUN_FORMATS)}"
         )
+    otel = args.format == "otel" or args.otlp_endpoint is not None
     with open_store_for_reading(args.db) as store:
-        if args.format == "otel" or args.otlp_endpoint:
-            return _export_otel(store.load(args.run_id), args, out)
-        if args.format == "html":  # the report is the record's: no events to read
+        if otel:
+            record = store.load(args.run_id)
+            events: Sequence[Timed] = ()
+        elif args.format == "html":  # the report is the record's: no events to read
             record = store.load(args.run_id)
             synthesized = not store.has_events(record.run_id)
-            events: Sequence[Timed] = ()
+            events = ()
         else:
             events = store.events(args.run_id)
             # The last event carries the record (read once, sharing the steps' messages).
             last = events[-1].event if events else None
             record = last.record if isinstance(last, RunFinished) else store.load(args.run_id)
             synthesized = not events
+    if otel:  # the store is closed first: a push may wait on the network
+        return _export_otel(record, args, out)
     # What was read lives until the process ends: keep the collector from walking it again and
     # again while the export allocates (half of a 10,000-step export's time).
     gc.freeze()

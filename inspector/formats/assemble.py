@@ -40,10 +40,8 @@ from inspector.core.records import (
     Usage,
     Verdict,
 )
-from inspector.formats.fidelity import fidelity_of
+from inspector.formats.fidelity import INFERRED_VALIDATOR, fidelity_of
 from inspector.formats.scenario_from import scenario_dict
-
-INFERRED_VALIDATOR = "retry_feedback"
 
 
 @dataclass

@@ -18,6 +18,8 @@ from inspector.core.records import Step
 if TYPE_CHECKING:
     from inspector.formats.assemble import ImportedCall
 
+# The validator named on verdicts an importer infers from retry feedback.
+INFERRED_VALIDATOR = "retry_feedback"
 # The gaps that make a replay's requests differ from the recorded ones.
 BLOCKS_REPLAY: frozenset[GapKind] = frozenset(
     {"content", "system_prompt", "tool_definitions", "tool_choice"}
@@ -49,7 +51,7 @@ RULES: dict[GapKind, Callable[[Sequence[ImportedCall], Sequence[Step]], list[int
     "tool_choice": _where(lambda c, s: not c.tool_choice_known),
     "sampling": _where(lambda c, s: c.sampling is None),
     "timing": _where(lambda c, s: c.latency_ms is None),
-    "verdicts": _where(lambda c, s: any(v.validator == "retry_feedback" for v in s.verdicts)),
+    "verdicts": _where(lambda c, s: any(v.validator == INFERRED_VALIDATOR for v in s.verdicts)),
     "tool_results": _where(
         lambda c, s: s.response is not None and len(s.tool_results) < len(s.response.tool_calls)
     ),
