@@ -59,10 +59,9 @@ def test_the_collector_owns_automatic_collection_while_it_lives(qapp: QApplicati
 def test_a_frozen_run_is_still_freed_when_dropped() -> None:
     """``settle_loaded`` freezes the shown run: only reference counting can free it then, which
     works as long as runs hold no reference cycles."""
-    from tests.app.timeline_fixtures import demo_run
-
     from inspector.app.runtime.gui_collector import settle_loaded
     from inspector.core.live import LiveRun
+    from tests.helpers.demo_events import demo_run
 
     record = demo_run("retry-feedback")[1].model_copy(deep=True)
     run = LiveRun.from_record(record)
