@@ -330,8 +330,8 @@ def section(rows: list[tuple[Measure, Measure]], long_run: Measure) -> tuple[str
         f"({long_run.bytes_per_step:,.0f} bytes/step).",
         "",
         "Reading: the naive layout's size and read time per step grow with the turn (every "
-        "request is stored whole), the store's stay flat; read time per step of the store "
-        "includes building the record's per-step message lists (pointers to shared messages).",
+        "request is stored whole), the store's stay flat; each loaded request is a view of one "
+        "shared message list (schema 4: rowid tables, no half-empty overflow pages).",
     ]
     return "\n".join(lines) + "\n", ok_bytes and ok_write
 

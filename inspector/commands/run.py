@@ -8,13 +8,11 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from inspector.commands import add_db_argument, add_set_argument
-from inspector.core.asyncrun import run_small
-from inspector.core.events import Event, EventSink, RunFinished, fan_out
-from inspector.core.loop import Turn
-from inspector.core.provider import close_provider
-from inspector.core.records import RunRecord
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the engine is imported when a turn runs: --help stays fast
+    from inspector.core.events import Event, EventSink
+    from inspector.core.loop import Turn
+    from inspector.core.records import RunRecord
     from inspector.store import Recorder, Store
 
 NAME = "run"
@@ -34,6 +32,8 @@ def exit_code(record: RunRecord) -> int:
 
 
 async def _run_and_close(turn: Turn) -> RunRecord:
+    from inspector.core.provider import close_provider
+
     try:
         return await turn.run()
     finally:
@@ -42,6 +42,8 @@ async def _run_and_close(turn: Turn) -> RunRecord:
 
 def drive(turn: Turn, finished: list[RunRecord]) -> RunRecord:
     """Runs the turn to its end; Ctrl+C ends it as a cancelled record (already published)."""
+    from inspector.core.asyncrun import run_small
+
     try:
         return run_small(_run_and_close(turn))
     except KeyboardInterrupt:
@@ -58,6 +60,7 @@ def print_record(record: RunRecord, out: TextIO) -> None:
 
 def terminal_sink(out: TextIO, *, as_json: bool, finished: list[RunRecord]) -> EventSink:
     """Collects the final record; prints the live timeline unless the record is printed as JSON."""
+    from inspector.core.events import RunFinished
     from inspector.timeline import TimelinePrinter
 
     printer = None if as_json else TimelinePrinter(out)
@@ -87,6 +90,7 @@ def stored_record(store: Store, recorder: Recorder, record: RunRecord) -> RunRec
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
+    from inspector.core.events import fan_out
     from inspector.store import Store
     from inspector.workflows.turns import plan_turn
 

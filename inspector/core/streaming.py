@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from inspector.core.errors import ProviderError
 from inspector.core.events import EventSink, ReasoningDelta, TextDelta, ToolCallDelta
 from inspector.core.provider import Completed, Provider, ReasoningChunk, TextChunk, ToolCallChunk
 from inspector.core.records import Forced, StepRequest, StepResponse, ToolResult, Verdict
+
+# The largest reply a step takes, in characters of text, reasoning and tool-call arguments
+# together (docs/engine.md). Every character is held several times over (the stream's pieces, the
+# joined text, the record, the store's rows): a 50 MB reply cost ~900 MB of memory. Past it the
+# step ends ``error``, keeping the first ``KEPT_OF_TOO_LARGE`` characters of text.
+MAX_REPLY_CHARS = 8 * 1024 * 1024
+KEPT_OF_TOO_LARGE = 64 * 1024
 
 
 class OpenStep:
@@ -37,12 +45,16 @@ async def consume(
     index = open_step.index
     t0 = clock()
     completed: Completed | None = None
+    size = 0
     async for chunk in provider.stream(open_step.request):
         if isinstance(chunk, Completed):  # always the last chunk of a stream
             completed = chunk
             continue
         if open_step.ttft_ms is None:
             open_step.ttft_ms = round((clock() - t0) * 1000, 3)
+        size += len(chunk.arguments_delta if isinstance(chunk, ToolCallChunk) else chunk.text)
+        if size > MAX_REPLY_CHARS:
+            raise reply_too_large("".join(open_step.text))
         if isinstance(chunk, TextChunk):
             open_step.text.append(chunk.text)
             emit(TextDelta(run_id=run_id, index=index, text=chunk.text))
@@ -59,4 +71,25 @@ async def consume(
                     arguments_delta=chunk.arguments_delta,
                 )
             )
+    if completed is not None and reply_size(completed.response) > MAX_REPLY_CHARS:
+        raise reply_too_large(completed.response.text)  # a reply that came whole, not streamed
     return completed
+
+
+def reply_size(response: StepResponse) -> int:
+    """Characters of text, reasoning and tool-call arguments (as JSON) in a reply."""
+    return (
+        len(response.text)
+        + len(response.reasoning or "")
+        + sum(len(c.arguments_json()) for c in response.tool_calls)
+    )
+
+
+def reply_too_large(text: str) -> ProviderError:
+    error = ProviderError(
+        f"the reply is larger than {MAX_REPLY_CHARS:,} characters (the cap per model reply); "
+        f"the step keeps the first {min(len(text), KEPT_OF_TOO_LARGE):,} characters of its text",
+        kind="ReplyTooLarge",
+    )
+    error.partial_text = text[:KEPT_OF_TOO_LARGE]
+    return error

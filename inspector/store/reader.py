@@ -15,7 +15,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from inspector.core.events import EVENT_ADAPTER, RunFinished, RunStarted, StepFinished, StepStarted
+from inspector.core.events import (
+    EVENT_ADAPTER,
+    Event,
+    FeedbackInjected,
+    ReasoningDelta,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    VerdictsReady,
+)
 from inspector.core.messages import Message
 from inspector.core.records import (
     Budgets,
@@ -30,6 +41,7 @@ from inspector.core.records import (
 )
 from inspector.core.shared_list import SharedPrefix
 from inspector.store.models import RunNotFound, RunSummary, StoredEvent
+from inspector.store.recorder import STEP_REF
 from inspector.store.writer import RUNNING
 
 _SUMMARY_COLUMNS = (
@@ -248,9 +260,15 @@ def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEven
         "SELECT header, record FROM runs WHERE run_id = ?", (run_id,)
     ).fetchone()
     out: list[StoredEvent] = []
+    offsets: dict[tuple[int, str], int] = {}  # where the next referenced piece of a step starts
     for t_ms, kind, index, body in rows:
         event: Any
-        if body is not None:
+        if body is not None and body.startswith(STEP_REF):
+            length = int(body[len(STEP_REF) : -1])
+            at = offsets.get((index, kind), 0)
+            offsets[index, kind] = at + length
+            event = _from_step(run_id, kind, by_index[index], at, length)
+        elif body is not None:
             event = EVENT_ADAPTER.validate_json(body[:-1] + f',"run_id":{json.dumps(run_id)}}}')
         elif kind == "run_started":
             event = RunStarted.model_validate({**json.loads(header_json), "run_id": run_id})
@@ -278,6 +296,21 @@ def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEven
             continue
         out.append(StoredEvent.model_construct(t_ms=t_ms, event=event))  # validated above
     return out
+
+
+def _from_step(run_id: str, kind: str, step: Step, at: int, length: int) -> Event:
+    """An event stored as a reference to the finished step that holds its content (a piece of
+    its text or reasoning: ``length`` characters from ``at``)."""
+    if kind == "verdicts":
+        return VerdictsReady(run_id=run_id, index=step.index, verdicts=step.verdicts)
+    if kind == "feedback_injected":
+        return FeedbackInjected(run_id=run_id, index=step.index, messages=step.feedback)
+    assert step.response is not None
+    whole = step.response.text if kind == "text_delta" else step.response.reasoning or ""
+    text = whole[at : at + length]
+    if kind == "text_delta":
+        return TextDelta(run_id=run_id, index=step.index, text=text)
+    return ReasoningDelta(run_id=run_id, index=step.index, text=text)
 
 
 def _raw_request(frame: dict[str, Any], messages: list[Any]) -> Any:

@@ -8,21 +8,28 @@ until then, so a crash loses at most the events of the step in flight.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import sqlite3
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspector.core.events import (
     Event,
+    FeedbackInjected,
+    ReasoningDelta,
     RunFinished,
     RunStarted,
     StepFinished,
     StepStarted,
+    TextDelta,
+    VerdictsReady,
 )
-from inspector.core.records import RunRecord
+from inspector.core.records import RunRecord, Step
 from inspector.store.database import StoreError
 from inspector.store.writer import EventRow, RowWriter
 
@@ -32,11 +39,78 @@ REBUILT_KINDS = frozenset({"run_started", "step_started", "step_finished", "run_
 MAX_BUFFERED = 5000
 
 
+# A streamed piece, verdicts or feedback the finished step holds too is stored as a reference to
+# it (``{"$step": ...}``), so a long reply or feedback text is not kept twice (issue 13 item 11).
+# Pieces already written (a long stream is written in parts) are rewritten in the step's final
+# transaction; until then every row holds its own content, so a crash loses nothing.
+STEP_REF = '{"$step":'
+
+
+@dataclass
+class _Pieces:
+    """A step's streamed text (or reasoning) pieces: their rows and a digest of them joined."""
+
+    digest: Any = field(default_factory=lambda: hashlib.blake2b(digest_size=16))
+    seqs: array[int] = field(default_factory=lambda: array("q"))
+    lengths: array[int] = field(default_factory=lambda: array("q"))
+
+    def add(self, seq: int, text: str) -> None:
+        self.digest.update(text.encode("utf-8", "surrogatepass"))
+        self.seqs.append(seq)
+        self.lengths.append(len(text))
+
+    def refs(self, whole: str | None) -> dict[int, str]:
+        """Each piece's reference into ``whole``, if the pieces joined are ``whole``."""
+        if whole is None or len(whole) != sum(self.lengths):
+            return {}
+        if hashlib.blake2b(whole.encode("utf-8", "surrogatepass"), digest_size=16).digest() != (
+            self.digest.digest()
+        ):
+            return {}
+        # Only the length: a reader rebuilds the offsets adding up the step's pieces in order
+        # (all of them are references, or none).
+        return {
+            seq: f"{STEP_REF}{length}}}"
+            for seq, length in zip(self.seqs, self.lengths, strict=True)
+        }
+
+
 @dataclass
 class _RunState:
     t0: float
     seq: int = 0
     buffered: list[EventRow] = field(default_factory=list)
+    pieces: dict[tuple[int, str], _Pieces] = field(default_factory=dict)  # (step, kind)
+    held: list[tuple[int, Event]] = field(default_factory=list)  # verdicts, feedback: (seq, event)
+
+    def keep(self, row: EventRow, event: Event) -> None:
+        if isinstance(event, TextDelta | ReasoningDelta):
+            self.pieces.setdefault((event.index, event.kind), _Pieces()).add(row[0], event.text)
+        elif isinstance(event, VerdictsReady | FeedbackInjected):
+            self.held.append((row[0], event))
+        self.buffered.append(row)
+
+    def refs(self, step: Step) -> dict[int, str]:
+        """seq -> reference, for the events of ``step`` whose content it holds itself."""
+        response = step.response
+        text = self.pieces.pop((step.index, "text_delta"), None)
+        reasoning = self.pieces.pop((step.index, "reasoning_delta"), None)
+        out: dict[int, str] = {}
+        if response is not None and text is not None:
+            out.update(text.refs(response.text))
+        if response is not None and reasoning is not None:
+            out.update(reasoning.refs(response.reasoning))
+        for seq, event in self.held:
+            if isinstance(event, VerdictsReady) and event.index == step.index:
+                same = event.verdicts == step.verdicts
+            elif isinstance(event, FeedbackInjected) and event.index == step.index:
+                same = event.messages == step.feedback
+            else:
+                continue
+            if same:
+                out[seq] = f"{STEP_REF}0}}"
+        self.held = [(seq, e) for seq, e in self.held if getattr(e, "index", None) != step.index]
+        return out
 
 
 class Recorder:
@@ -86,8 +160,9 @@ class Recorder:
                 )
                 self.writer.add_events(event.run_id, [row])
         elif isinstance(event, StepFinished):
+            refs = state.refs(event.step)
             with self.writer.transaction():
-                self._flush(event.run_id, state)
+                self._flush(event.run_id, state, refs)
                 self.writer.finalize_step(event.run_id, event.step)
                 self.writer.add_events(event.run_id, [row])
         elif isinstance(event, RunFinished):
@@ -97,7 +172,7 @@ class Recorder:
                 self.writer.add_events(event.run_id, [row])
             del self._runs[event.run_id]
         else:
-            state.buffered.append(row)
+            state.keep(row, event)
             if len(state.buffered) >= MAX_BUFFERED:
                 with self.writer.transaction():
                     self._flush(event.run_id, state)
@@ -112,10 +187,18 @@ class Recorder:
         )
         return (seq, t_ms, event.kind, index, body)
 
-    def _flush(self, run_id: str, state: _RunState) -> None:
+    def _flush(self, run_id: str, state: _RunState, refs: dict[int, str] | None = None) -> None:
+        """Writes the buffered events; ``refs`` (seq -> body) replaces bodies, in the buffer or
+        in rows written before."""
+        refs = dict(refs or {})
         if state.buffered:
-            self.writer.add_events(run_id, state.buffered)
+            rows = [
+                (seq, t, kind, i, refs.pop(seq, body)) for seq, t, kind, i, body in state.buffered
+            ]
+            self.writer.add_events(run_id, rows)
             state.buffered = []
+        if refs:
+            self.writer.set_event_bodies(run_id, refs)
 
     def _save_unseen(self, event: RunFinished) -> None:
         exists = self.writer.conn.execute(

@@ -304,6 +304,12 @@ class RowWriter:
 
     # ---- events -----------------------------------------------------------------------------
 
+    def set_event_bodies(self, run_id: str, bodies: dict[int, str]) -> None:
+        self.conn.executemany(
+            "UPDATE events SET body = ? WHERE run_id = ? AND seq = ?",
+            [(body, run_id, seq) for seq, body in bodies.items()],
+        )
+
     def add_events(self, run_id: str, rows: list[EventRow]) -> None:
         self.conn.executemany(
             "INSERT INTO events (run_id, seq, t_ms, kind, idx, body) VALUES (?,?,?,?,?,?)",

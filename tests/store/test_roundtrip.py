@@ -10,9 +10,10 @@ import pytest
 
 from inspector.core.events import EVENT_ADAPTER, Event
 from inspector.core.records import RunRecord
+from inspector.core.scenario import scenario_from_dict
 from inspector.core.shared_list import SharedPrefix
 from inspector.store import RunNotFound, Store
-from tests.store.conftest import OFFLINE_DEMOS, record_demo
+from tests.store.conftest import OFFLINE_DEMOS, record_demo, record_turn
 from tests.store.synthetic import every_shape, long_turn
 
 
@@ -121,3 +122,31 @@ def test_the_same_run_cannot_be_written_twice(store: Store) -> None:
     with pytest.raises(StoreError, match="run 'long0000turn' is already in"):
         store.save(long_turn(1))
     assert store.load("long0000turn") == long_turn(1)  # the failed save left nothing behind
+
+
+def test_a_long_reply_and_feedback_are_not_stored_again_in_the_event_log(
+    store: Store, tmp_path: Path
+) -> None:
+    # Issue 13 item 11: streamed pieces, verdicts and feedback the finished step holds are
+    # stored as references to it; reading rebuilds exactly the events the engine emitted.
+    reply = "a long draft, sentence after sentence. " * 3000
+    source = {
+        "name": "long-reply",
+        "model": {"provider": "scripted", "name": "m", "stream": True},
+        "prompt": {"user": "write"},
+        "validators": [{"kind": "max_length", "max": 100, "feedback": "Shorter. " * 500}],
+        "policy": {"max_attempts": 2},
+        "script": [{"text": reply, "reasoning": "think " * 200}, {"text": "short"}],
+    }
+    scenario = scenario_from_dict(source, source="long.toml", base_dir=tmp_path)
+    record, seen = record_turn(store, scenario)
+    stored = store.events(record.run_id)
+    assert dumped([s.event for s in stored]) == dumped(seen)
+    conn = sqlite3.connect(store.path)
+    rows = conn.execute(
+        "SELECT kind, body FROM events WHERE run_id = ? AND body IS NOT NULL", (record.run_id,)
+    ).fetchall()
+    conn.close()
+    kinds = {k for k, b in rows if b.startswith('{"$step":')}
+    assert {"text_delta", "reasoning_delta", "verdicts", "feedback_injected"} <= kinds
+    assert not any("sentence after" in b or "Shorter." in b or "think" in b for _, b in rows)
