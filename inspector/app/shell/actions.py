@@ -58,10 +58,13 @@ SEPARATOR = "-"
 # An entry: an action id, SEPARATOR, "dock:<objectName>" (a dock's show/hide toggle) or a
 # (title, entries) submenu. Features' action ids: replay, compare_original (ReplayController),
 # play_back and playback_* (PlaybackController), compare (CompareController), proxy_*
-# (ProxyController).
+# (ProxyController), import, save_scenario, send_collector (FormatsController).
 Entry: TypeAlias = "str | tuple[str, Sequence[Entry]]"
 MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
-    ("&File", ("open", "settings", SEPARATOR, "quit")),
+    ("&File", (
+        "open", "import", SEPARATOR, "save_scenario", "send_collector", SEPARATOR, "settings",
+        SEPARATOR, "quit",
+    )),
     ("&Run", (
         "run", "stop", SEPARATOR, "replay", "compare_original", SEPARATOR, "play_back",
         ("Playback", ("playback_toggle", "playback_back", "playback_forward", "playback_stop")),

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from inspector.app.compare.compare_controller import CompareController
 from inspector.app.detail.attempts_view import AttemptsView
 from inspector.app.detail.step_detail import StepDetail
+from inspector.app.formats.formats_controller import FormatsController
 from inspector.app.library.library_panel import LibraryPanel
 from inspector.app.local_model.local_model_control import LocalModelControl
 from inspector.app.local_model.local_model_status import LocalModelStatus
@@ -127,6 +128,7 @@ class MainWindow(QMainWindow):
         self.scenario_editor = ScenarioEditor()
         self.scenario_editor.model_edits = self._model_edits
         self.proxy = ProxyController(path, notices, self)
+        self.formats = FormatsController(path, notices, focus.shown_run_id, self)
         self.store_watch = StoreWatch(self.store.data_version, self)  # runs from elsewhere
 
     def _lay_out(self) -> None:
@@ -187,7 +189,8 @@ class MainWindow(QMainWindow):
         for spec in WINDOW_ACTIONS:
             action = actions[spec.id] = make_action(spec, self)
             action.triggered.connect(handlers[spec.id])
-        for feature in (self.replay, self.playback, self.compare, self.proxy):
+        features = (self.replay, self.playback, self.compare, self.proxy, self.formats)
+        for feature in features:
             actions.update(feature.actions())
         for action in actions.values():
             self.addAction(action)  # shortcuts work wherever the focus is in the window
@@ -215,6 +218,7 @@ class MainWindow(QMainWindow):
         self.run_menu, self.view_menu = menus["Run"], menus["View"]
         self.local_model_menu = menus["Local model"]
         self.library.add_run_action(self.compare.action)
+        self.library.add_run_action(self.formats.save_action)
 
     def _connect(self) -> None:
         library, runner, focus = self.library, self.runner, self.focus
@@ -247,6 +251,8 @@ class MainWindow(QMainWindow):
         self.scenario_editor.saved.connect(self._scenario_saved)
         self.store_watch.changed.connect(self._store_changed)
         self.proxy.urlChanged.connect(self.store_watch.check)  # its first run soon after
+        self.formats.runImported.connect(self._run_imported)
+        self.formats.openRequested.connect(library.select_scenario)
 
     # ---- intents ---------------------------------------------------------------------------
 
@@ -400,6 +406,10 @@ class MainWindow(QMainWindow):
             and self.focus.loading is None
         ):
             self.show_stored_run(shown.run_id)
+
+    def _run_imported(self, run_id: str) -> None:
+        self.note_runs(keep=run_id)
+        self.show_stored_run(run_id)
 
     # ---- showing runs ----------------------------------------------------------------------
 
