@@ -127,16 +127,29 @@ def test_start_from_the_menu_records_an_sdk_call_live_with_the_badge(
     reply, _ = fixture_reply(OPENAI, "text-basic-gpt35")
     upstream.queue(reply)
 
+    messages: list[Any] = [{"role": "user", "content": "Hi"}]
+
     async def call() -> str | None:
         async with openai.AsyncOpenAI(base_url=f"{url}/v1", api_key=KEY, max_retries=0) as sdk:
-            answer = await sdk.chat.completions.create(
-                model="gpt-3.5-turbo", messages=[{"role": "user", "content": "Hi"}]
-            )
+            answer = await sdk.chat.completions.create(model="gpt-3.5-turbo", messages=messages)
         return answer.choices[0].message.content
 
-    assert wait(qtbot, call())
+    first = wait(qtbot, call())
+    assert first
     # The run is still open (the proxy waits for a continuation) and already listed, badged.
     qtbot.waitUntil(lambda: any("via proxy" in c for c in scenario_cells(window)), timeout=10_000)
+    (listed,) = window.store.runs()
+    window.library.select_run(listed.run_id)
+    qtbot.waitUntil(lambda: "via proxy" in window.run_heading.text(), timeout=10_000)
+    assert window.shown is not None and len(window.shown.steps) == 1
+
+    # A continuation (feedback after the answer) is a second attempt, shown as it is recorded.
+    upstream.queue(fixture_reply(OPENAI, "text-basic-gpt35")[0])
+    messages += [{"role": "assistant", "content": first}, {"role": "user", "content": "Shorter."}]
+    assert wait(qtbot, call())
+    qtbot.waitUntil(
+        lambda: window.shown is not None and len(window.shown.steps) == 2, timeout=10_000
+    )
 
     with qtbot.waitSignal(window.proxy.urlChanged, timeout=10_000) as stopped:
         window.actions_by_id["proxy_stop"].trigger()
