@@ -18,6 +18,7 @@ DEFAULT_FILE = "runs.sqlite3"
 PRESETS_ENV = "AGENT_INSPECTOR_PRESETS"  # the folder of user policy presets
 LOCAL_MODEL_DIR_ENV = "AGENT_INSPECTOR_LOCAL_MODEL_DIR"  # the local model, its state file and log
 LOCAL_MODEL_ENV = "AGENT_INSPECTOR_LOCAL_MODEL"  # another .gguf to serve instead
+PROXY_SETTINGS_ENV = "AGENT_INSPECTOR_PROXY_SETTINGS"  # the window's proxy port and upstreams
 
 
 def _override(name: str) -> Path | None:
@@ -58,3 +59,8 @@ def local_model_home() -> Path:
 def local_model_file(home: Path, file_name: str) -> Path:
     """The ``.gguf`` to serve: ``$AGENT_INSPECTOR_LOCAL_MODEL``, else ``home/models/file_name``."""
     return _override(LOCAL_MODEL_ENV) or home / "models" / file_name
+
+
+def proxy_settings_file() -> Path:
+    """The window's recording proxy settings (port, upstreams; never a key)."""
+    return _override(PROXY_SETTINGS_ENV) or user_config_dir() / "proxy.json"

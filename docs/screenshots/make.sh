@@ -15,3 +15,5 @@ for demo in retry-feedback step-cap final-answer-tool empty-final invalid-output
 done
 # The editing loop: validator editor with flips, a validator error, a three-way compare, a replay.
 QT_QPA_PLATFORM=offscreen "$python" "$here/scenes.py" "$here"
+# A retry recorded by the recording proxy hosted in the window.
+QT_QPA_PLATFORM=offscreen "$python" "$here/proxy_scene.py" "$here"

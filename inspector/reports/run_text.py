@@ -4,6 +4,8 @@ of ``labels``."""
 
 from __future__ import annotations
 
+import html
+
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
 from inspector.reports.labels import outcome
@@ -26,6 +28,16 @@ def run_title(run: LiveRun) -> str:
         ]
         if record.replay_of:
             parts.append(f"replay of {record.replay_of}")
+        if record.fidelity is not None:  # an imported run: what a replay of it would miss
+            fidelity = record.fidelity
+            gaps = ", ".join(g.kind for g in fidelity.gaps)
+            lacks = f", the source lacks {gaps}" if gaps else ""
+            source = html.escape(f"{fidelity.source} ({fidelity.format})")
+            replay = "replayable" if fidelity.replayable else "not replayable as recorded"
+            parts.append(f"<i>imported from {source}: {replay}{lacks}</i>")
+    via = record.via if record else header.via if header else None
+    if via:
+        parts.append(f"via {via}")
     return " · ".join(parts)
 
 

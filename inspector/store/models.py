@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.core.errors import InspectorError
 from inspector.core.events import Event
@@ -29,6 +29,8 @@ class RunSummary(BaseModel):
     replay_of: str | None
     provider: str
     model: str
+    # "proxy" for a run recorded by the recording proxy (the window's badge); absent otherwise.
+    via: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class StoredEvent(BaseModel):

@@ -82,11 +82,15 @@ def summaries(
 ) -> list[RunSummary]:
     where, params = ("WHERE scenario = ?", [scenario]) if scenario is not None else ("", [])
     params_: list[object] = list(params)
-    sql = f"SELECT {_SUMMARY_COLUMNS} FROM runs {where} ORDER BY started_at DESC, id DESC"
+    # ``via`` lives in the run's header (no column): read for the few rows listed only.
+    sql = (
+        f"SELECT {_SUMMARY_COLUMNS}, json_extract(header, '$.via') FROM runs {where}"
+        " ORDER BY started_at DESC, id DESC"
+    )
     if limit is not None:
         sql += " LIMIT ?"
         params_.append(max(limit, 0))
-    names = [c.strip() for c in _SUMMARY_COLUMNS.split(",")]
+    names = [c.strip() for c in _SUMMARY_COLUMNS.split(",")] + ["via"]
     return [
         RunSummary.model_validate(dict(zip(names, row, strict=True)))
         for row in conn.execute(sql, params_)

@@ -130,6 +130,12 @@ class Store:
         except sqlite3.Error as exc:
             raise StoreError(f"saving run {record.run_id} to {self.path} failed: {exc}") from None
 
+    def data_version(self) -> int:
+        """Changes whenever another connection (another process, the proxy's writer thread)
+        commits to the store: a watcher's cheap question before it reads any run."""
+        with self._reading("the store's version"):
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
     def runs(self, *, scenario: str | None = None, limit: int | None = None) -> list[RunSummary]:
         """Summaries, newest first."""
         with self._reading("the run list"):

@@ -15,6 +15,7 @@ RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ("Status", "Scenario", "Started", "Steps", "Tokens", "Duration", "Run")
 STATUS, SCENARIO, STARTED, STEPS, TOKENS, DURATION, RUN = range(len(COLUMNS))
 REPLAY_MARK = "↻"
+VIA_BADGE = {"proxy": "via proxy"}  # a run's ``via`` → the badge after its scenario
 
 
 def started_text(started_at: str, now: datetime | None = None) -> str:
@@ -43,9 +44,12 @@ def status_text(run: RunSummary) -> str:
 def run_cells(run: RunSummary) -> tuple[str, ...]:
     """The text of each column for one run (what the filter box matches, too). A replay's
     scenario starts with ↻; the tooltip names the run it replays."""
+    scenario = f"{REPLAY_MARK} {run.scenario}" if run.replay_of else run.scenario
+    if run.via:
+        scenario += f" · {VIA_BADGE.get(run.via, f'via {run.via}')}"
     return (
         status_text(run),
-        f"{REPLAY_MARK} {run.scenario}" if run.replay_of else run.scenario,
+        scenario,
         started_text(run.started_at),
         str(run.steps),
         f"{run.input_tokens} → {run.output_tokens}",
@@ -101,6 +105,7 @@ class RunsItemModel(QAbstractTableModel):
                 + f"\n{run.steps} step{'s' * (run.steps != 1)}, {duration_text(run.duration_ms)}"
                 + f"\n{run.provider} / {run.model}"
                 + (f"\n{REPLAY_MARK} replay of {run.replay_of}" if run.replay_of else "")
+                + (f"\nrecorded {VIA_BADGE.get(run.via, run.via)}" if run.via else "")
             )
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (STEPS, TOKENS, DURATION):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

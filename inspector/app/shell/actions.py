@@ -57,10 +57,14 @@ WINDOW_ACTIONS = (
 SEPARATOR = "-"
 # An entry: an action id, SEPARATOR, "dock:<objectName>" (a dock's show/hide toggle) or a
 # (title, entries) submenu. Features' action ids: replay, compare_original (ReplayController),
-# play_back and playback_* (PlaybackController), compare (CompareController).
+# play_back and playback_* (PlaybackController), compare (CompareController), proxy_*
+# (ProxyController), import, save_scenario, send_collector (FormatsController).
 Entry: TypeAlias = "str | tuple[str, Sequence[Entry]]"
 MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
-    ("&File", ("open", "settings", SEPARATOR, "quit")),
+    ("&File", (
+        "open", "import", SEPARATOR, "save_scenario", "send_collector", SEPARATOR, "settings",
+        SEPARATOR, "quit",
+    )),
     ("&Run", (
         "run", "stop", SEPARATOR, "replay", "compare_original", SEPARATOR, "play_back",
         ("Playback", ("playback_toggle", "playback_back", "playback_forward", "playback_stop")),
@@ -72,6 +76,7 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         "dock:scenarioDock",
     )),
     ("&Local model", ("local_start", "local_stop", "local_status")),
+    ("&Proxy", ("proxy_start", "proxy_stop", "proxy_copy_url")),
     ("&Help", ("welcome", "about")),
 )  # fmt: skip
 # Action ids, SEPARATOR or "widget:<objectName>" (a widget the window passes in).

@@ -31,11 +31,14 @@ from PySide6.QtWidgets import (
 from inspector.app.compare.compare_controller import CompareController
 from inspector.app.detail.attempts_view import AttemptsView
 from inspector.app.detail.step_detail import StepDetail
+from inspector.app.formats.formats_controller import FormatsController
 from inspector.app.library.library_panel import LibraryPanel
 from inspector.app.local_model.local_model_control import LocalModelControl
 from inspector.app.local_model.local_model_status import LocalModelStatus
 from inspector.app.playback.playback import PlaybackController
 from inspector.app.policy.policy_panel import PolicyPanel
+from inspector.app.proxy.proxy_controller import ProxyController
+from inspector.app.proxy.store_watch import StoreWatch
 from inspector.app.replay.replay_controller import ReplayController
 from inspector.app.runtime.gui_collector import collection_held, settle_loaded
 from inspector.app.runtime.notifier import Notices
@@ -92,6 +95,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._busy(False)
         self.refresh_runs()
+        self.store_watch.start()
         if first_run:
             self.library.select_scenario(f"{DEMO_PREFIX}{FIRST_DEMO}")
             self.show_welcome()
@@ -123,6 +127,9 @@ class MainWindow(QMainWindow):
         self.validators = ValidatorsPanel(path, notices)  # re-validation on every save
         self.scenario_editor = ScenarioEditor()
         self.scenario_editor.model_edits = self._model_edits
+        self.proxy = ProxyController(path, notices, self)
+        self.formats = FormatsController(path, notices, focus.shown_run_id, self)
+        self.store_watch = StoreWatch(self.store.data_version, self)  # runs from elsewhere
 
     def _lay_out(self) -> None:
         central = QWidget()
@@ -182,7 +189,8 @@ class MainWindow(QMainWindow):
         for spec in WINDOW_ACTIONS:
             action = actions[spec.id] = make_action(spec, self)
             action.triggered.connect(handlers[spec.id])
-        for feature in (self.replay, self.playback, self.compare):
+        features = (self.replay, self.playback, self.compare, self.proxy, self.formats)
+        for feature in features:
             actions.update(feature.actions())
         for action in actions.values():
             self.addAction(action)  # shortcuts work wherever the focus is in the window
@@ -210,6 +218,7 @@ class MainWindow(QMainWindow):
         self.run_menu, self.view_menu = menus["Run"], menus["View"]
         self.local_model_menu = menus["Local model"]
         self.library.add_run_action(self.compare.action)
+        self.library.add_run_action(self.formats.save_action)
 
     def _connect(self) -> None:
         library, runner, focus = self.library, self.runner, self.focus
@@ -240,6 +249,10 @@ class MainWindow(QMainWindow):
         self.validators.runRequested.connect(library.select_run)
         self.validators.copySaved.connect(self._validators_copy_saved)
         self.scenario_editor.saved.connect(self._scenario_saved)
+        self.store_watch.changed.connect(self._store_changed)
+        self.proxy.urlChanged.connect(self.store_watch.check)  # its first run soon after
+        self.formats.runImported.connect(self._run_imported)
+        self.formats.openRequested.connect(library.select_scenario)
 
     # ---- intents ---------------------------------------------------------------------------
 
@@ -378,6 +391,25 @@ class MainWindow(QMainWindow):
             return
         if not self.library.merge_runs(newest, keep=keep):
             self.refresh_runs(keep=keep)
+
+    def _store_changed(self) -> None:
+        """Another connection (the proxy's writer, a terminal's ``run`` or ``proxy``) wrote to
+        the store: its runs join the list, and a shown run still recording there is read
+        again, so a proxied turn fills the timeline as it happens."""
+        shown = self.focus.shown
+        self.note_runs(keep=shown.run_id if shown is not None else None)
+        if (
+            shown is not None
+            and shown.record is None
+            and shown is not self.focus.live
+            and not self.playback.playback.active
+            and self.focus.loading is None
+        ):
+            self.show_stored_run(shown.run_id)
+
+    def _run_imported(self, run_id: str) -> None:
+        self.note_runs(keep=run_id)
+        self.show_stored_run(run_id)
 
     # ---- showing runs ----------------------------------------------------------------------
 
@@ -561,5 +593,7 @@ class MainWindow(QMainWindow):
             event.ignore()  # back to the editors: nothing is lost
             return
         self.runner.stop()  # the engine records it as cancelled if the loop gets to run
+        self.store_watch.stop()
+        self.proxy.stop()  # its open runs are ended if the loop gets to run
         self.local_model.abandon()
         super().closeEvent(event)
