@@ -115,9 +115,11 @@ async def test_an_upstream_that_never_answers_is_a_504(tmp_path: Path) -> None:
             response = await client.post("/chat/completions", json=CHAT, headers=HEADERS)
         (record,) = await harness.records()
     assert response.status_code == 504
-    assert "read timeout" in response.json()["error"]["message"]
+    # Connected (the backlog) then no answer: a read timeout; on a loaded machine the connect
+    # itself may time out first. Either way a 504 and a step error saying so.
+    assert "timeout" in response.json()["error"]["message"]
     (step,) = record.steps
-    assert step.status == "error" and step.error is not None and "read timeout" in step.error
+    assert step.status == "error" and step.error is not None and "timeout" in step.error
     assert record.status == "error"
 
 
