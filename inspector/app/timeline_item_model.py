@@ -49,7 +49,7 @@ from inspector.core.events import (
     TextDelta,
 )
 from inspector.core.live import LiveRun, LiveStep
-from inspector.core.records import Verdict, step_kind
+from inspector.core.records import Step, Verdict, step_kind
 from inspector.core.revalidate import Flip
 
 Index = QModelIndex | QPersistentModelIndex
@@ -69,6 +69,7 @@ class Column(IntEnum):
 
 # Plain ints for the per-cell paths (reading an enum member, len(Column), costs there).
 _COLUMNS = len(Column)
+PREVIEWS_KEPT = 5_000  # output previews kept (a few pages of rows scrolled through)
 _STEP, _ATTEMPT, _KIND, _STATUS, _OUTPUT, _VERDICTS, _MARKERS, _TOKENS, _LATENCY = map(int, Column)
 _RIGHT_ALIGNED = frozenset((int(Column.STEP), int(Column.ATTEMPT), int(Column.TOKENS)))
 
@@ -140,6 +141,7 @@ class TimelineItemModel(QAbstractTableModel):
         self._known = 0  # steps of the run this model has taken in
         self._max_latency = 0.0
         self._flips: dict[int, list[Flip]] = {}  # step index -> its flips (flipped steps only)
+        self._previews: dict[int, tuple[Step, str]] = {}  # step index -> (its step, preview)
 
     # -- public API -------------------------------------------------------------------------
 
@@ -239,13 +241,19 @@ class TimelineItemModel(QAbstractTableModel):
         if not index.isValid():
             return None
         entry = self._rows[index.row()]
-        if role == _PAINT:  # first: the delegate asks it of every painted cell
-            if entry < 0:
-                return self._paint_header(-entry)
-            return self._paint_cell(self._run.steps[entry - 1], index.column())
+        if role == _PAINT:
+            return self.paint_cell(index.row(), index.column())
         if entry < 0:
             return self._header_data(-entry, index.column(), role)
         return self._step_data(self._run.steps[entry - 1], index.column(), role)
+
+    def paint_cell(self, row: int, column: int) -> PaintCell | None:
+        """``TimelineRole.PAINT`` of a cell, for the delegate to call directly: through
+        ``index.data()`` the call goes into Qt and back into Python, ~5 us of each cell."""
+        entry = self._rows[row]
+        if entry < 0:
+            return self._paint_header(-entry)
+        return self._paint_cell(self._run.steps[entry - 1], column)
 
     # -- cell data --------------------------------------------------------------------------
 
@@ -337,7 +345,7 @@ class TimelineItemModel(QAbstractTableModel):
         if column == _STATUS:
             return live.status.replace("_", " ")
         if column == _OUTPUT:
-            return output_preview(live)
+            return self._preview(live)
         if column == _VERDICTS:
             return " ".join(f"{v.validator}: {v.status}" for v in live.verdicts)
         if column == _MARKERS:
@@ -356,6 +364,19 @@ class TimelineItemModel(QAbstractTableModel):
             latency = step.latency_ms if step is not None else None
             return "" if latency is None else f"{latency:,.0f} ms"
         return None
+
+    def _preview(self, live: LiveStep) -> str:
+        """``output_preview``, kept for finished steps (they never change; a tool call's
+        preview serialises its arguments, the dearest part of a painted row)."""
+        step = live.step
+        if step is None:
+            return output_preview(live)
+        cached = self._previews.get(live.index)
+        if cached is None or cached[0] is not step:
+            if len(self._previews) > PREVIEWS_KEPT:
+                self._previews.clear()
+            cached = self._previews[live.index] = (step, output_preview(live))
+        return cached[1]
 
     def _tooltip(self, live: LiveStep, column: int) -> str | None:
         flips = self._flips.get(live.index, [])
