@@ -21,13 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.json_view import is_dark
-from inspector.app.timeline_cells import flip_chip
-from inspector.app.timeline_item_model import (
-    Column,
-    PaintCell,
-    TimelineItemModel,
-    TimelineRole,
-)
+from inspector.app.timeline_cells import PaintCell, flip_chip
+from inspector.app.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.core.records import VERDICT_MARK, Verdict
 
 Index = QModelIndex | QPersistentModelIndex
@@ -61,6 +56,10 @@ _LIT = QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_MouseOver
 _TEXT = QPalette.ColorRole.Text
 _ELIDE = Qt.TextElideMode.ElideRight
 _CENTRE = Qt.AlignmentFlag.AlignCenter
+_ALIGN = (  # by PaintCell.right
+    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+    Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+)
 _VCENTRE = Qt.AlignmentFlag.AlignVCenter
 CHIP_GAP = 4
 CHIP_PAD = 6
@@ -144,7 +143,7 @@ class TimelineDelegate(QStyledItemDelegate):
             return
         column = index.column()
         if not (column in _RICH or cell.flips or cell.cleared or option.state & _LIT):
-            self._paint_text(painter, option, cell.text, cell.alignment)  # most cells: fast
+            self._paint_text(painter, option, cell.text, _ALIGN[cell.right])  # most cells: fast
             if column == _STEP:
                 self._paint_strip(painter, option, cell.status)
             return
@@ -156,7 +155,7 @@ class TimelineDelegate(QStyledItemDelegate):
             painter.setOpacity(CLEARED_OPACITY)
         if column in _RICH:
             if option.state & _LIT:  # a plain cell has no background of its own to draw
-                self._paint_item(painter, option, "", cell.alignment)
+                self._paint_item(painter, option, "", _ALIGN[cell.right])
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             if column == _STATUS:
                 self._paint_status(painter, option, cell)
@@ -177,9 +176,9 @@ class TimelineDelegate(QStyledItemDelegate):
             else:
                 self._paint_latency(painter, option, cell)
         elif option.state & _LIT:  # selected or hovered: the style's highlight and text
-            self._paint_item(painter, option, cell.text, cell.alignment)
+            self._paint_item(painter, option, cell.text, _ALIGN[cell.right])
         else:  # a dimmed or flipped cell: its text, as the style lays it out
-            self._paint_text(painter, option, cell.text, cell.alignment)
+            self._paint_text(painter, option, cell.text, _ALIGN[cell.right])
         if column == _STEP:
             self._paint_strip(painter, option, cell.status)
         painter.restore()

@@ -18,10 +18,9 @@ of the flipped steps only), read back through ``TimelineRole.FLIPS``; showing an
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, NamedTuple
+from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -33,6 +32,8 @@ from PySide6.QtCore import (
 from inspector.app.timeline_cells import (
     CLEARED_TIP,
     FLIP_LABEL,
+    PaintCell,
+    Previews,
     flip_line,
     forced_markers,
     output_preview,
@@ -49,7 +50,7 @@ from inspector.core.events import (
     TextDelta,
 )
 from inspector.core.live import LiveRun, LiveStep
-from inspector.core.records import Step, Verdict, step_kind
+from inspector.core.records import step_kind
 from inspector.core.revalidate import Flip
 
 Index = QModelIndex | QPersistentModelIndex
@@ -69,7 +70,6 @@ class Column(IntEnum):
 
 # Plain ints for the per-cell paths (reading an enum member, len(Column), costs there).
 _COLUMNS = len(Column)
-PREVIEWS_KEPT = 5_000  # output previews kept (a few pages of rows scrolled through)
 _STEP, _ATTEMPT, _KIND, _STATUS, _OUTPUT, _VERDICTS, _MARKERS, _TOKENS, _LATENCY = map(int, Column)
 _RIGHT_ALIGNED = frozenset((int(Column.STEP), int(Column.ATTEMPT), int(Column.TOKENS)))
 
@@ -96,30 +96,13 @@ class TimelineRole(IntEnum):
     LATENCY_FRACTION = Qt.ItemDataRole.UserRole + 7  # float in [0, 1], or None
     CLEARED = Qt.ItemDataRole.UserRole + 8  # bool
     FLIPS = Qt.ItemDataRole.UserRole + 9  # list[Flip]: the step's re-validation flips, or None
-    PAINT = Qt.ItemDataRole.UserRole + 10  # PaintCell: all the delegate paints, in one call
+    PAINT = Qt.ItemDataRole.UserRole + 10  # PaintCell (timeline_cells): all a cell shows
 
 
 _PAINT = int(TimelineRole.PAINT)
-_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _STEP_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-
-class PaintCell(NamedTuple):
-    """What the delegate paints in one cell, read with a single ``data()`` call: a cell read
-    role by role cost ~11 calls into Python (scrolling 100,000 rows stalled on them). A named
-    tuple: built for every painted cell, it must be cheap to make."""
-
-    text: str  # the cell's display text; a header's "Attempt N · k steps[ · cleared]"
-    status: str  # the step's status; a header's: its attempt's last step's
-    cleared: bool = False
-    header: bool = False
-    alignment: Qt.AlignmentFlag = _LEFT
-    flips: Sequence[Flip] = ()  # the model's own list: read, never changed
-    verdicts: Sequence[Verdict] = ()  # the Verdicts column only
-    markers: Sequence[tuple[str, str]] = ()  # the Markers column only: (label, tooltip)
-    fraction: float | None = None  # the Latency column only: of the slowest step
 
 
 @dataclass(slots=True)
@@ -141,7 +124,7 @@ class TimelineItemModel(QAbstractTableModel):
         self._known = 0  # steps of the run this model has taken in
         self._max_latency = 0.0
         self._flips: dict[int, list[Flip]] = {}  # step index -> its flips (flipped steps only)
-        self._previews: dict[int, tuple[Step, str]] = {}  # step index -> (its step, preview)
+        self._previews = Previews()
 
     # -- public API -------------------------------------------------------------------------
 
@@ -303,7 +286,7 @@ class TimelineItemModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(live, column)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in _RIGHT_ALIGNED:
-            return int(_RIGHT)
+            return _RIGHT
         return None
 
     def _paint_header(self, attempt: int) -> PaintCell | None:
@@ -317,16 +300,15 @@ class TimelineItemModel(QAbstractTableModel):
         flips = self._flips.get(live.index, ())
         status, cleared = live.status, live.cleared
         if column == _VERDICTS:
-            return PaintCell("", status, cleared, False, _LEFT, flips, live.verdicts)
+            return PaintCell("", status, cleared, False, False, flips, live.verdicts)
         if column == _MARKERS:
             markers = forced_markers(live.forced)
-            return PaintCell("", status, cleared, False, _LEFT, flips, (), markers)
+            return PaintCell("", status, cleared, False, False, flips, (), markers)
         text = self._display(live, column) or ""
         if column == _LATENCY:
             fraction = self._latency_fraction(live)
-            return PaintCell(text, status, cleared, False, _LEFT, flips, (), (), fraction)
-        alignment = _RIGHT if column in _RIGHT_ALIGNED else _LEFT
-        return PaintCell(text, status, cleared, False, alignment, flips)
+            return PaintCell(text, status, cleared, False, False, flips, (), (), fraction)
+        return PaintCell(text, status, cleared, False, column in _RIGHT_ALIGNED, flips)
 
     def _latency_fraction(self, live: LiveStep) -> float | None:
         latency = live.step.latency_ms if live.step is not None else None
@@ -345,7 +327,7 @@ class TimelineItemModel(QAbstractTableModel):
         if column == _STATUS:
             return live.status.replace("_", " ")
         if column == _OUTPUT:
-            return self._preview(live)
+            return self._previews.of(live)
         if column == _VERDICTS:
             return " ".join(f"{v.validator}: {v.status}" for v in live.verdicts)
         if column == _MARKERS:
@@ -364,19 +346,6 @@ class TimelineItemModel(QAbstractTableModel):
             latency = step.latency_ms if step is not None else None
             return "" if latency is None else f"{latency:,.0f} ms"
         return None
-
-    def _preview(self, live: LiveStep) -> str:
-        """``output_preview``, kept for finished steps (they never change; a tool call's
-        preview serialises its arguments, the dearest part of a painted row)."""
-        step = live.step
-        if step is None:
-            return output_preview(live)
-        cached = self._previews.get(live.index)
-        if cached is None or cached[0] is not step:
-            if len(self._previews) > PREVIEWS_KEPT:
-                self._previews.clear()
-            cached = self._previews[live.index] = (step, output_preview(live))
-        return cached[1]
 
     def _tooltip(self, live: LiveStep, column: int) -> str | None:
         flips = self._flips.get(live.index, [])

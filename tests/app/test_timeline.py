@@ -195,8 +195,9 @@ def test_the_delegate_reads_one_paint_cell_per_painted_cell(qtbot: QtBot) -> Non
     from PySide6.QtCore import QIdentityProxyModel
     from PySide6.QtWidgets import QTableView
 
+    from inspector.app.timeline_cells import PaintCell
     from inspector.app.timeline_delegate import TimelineDelegate
-    from inspector.app.timeline_item_model import PaintCell, TimelineItemModel
+    from inspector.app.timeline_item_model import TimelineItemModel
 
     asked: list[tuple[int, int, int]] = []
     cells: list[tuple[int, int]] = []
