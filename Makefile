@@ -50,7 +50,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # Every bench script takes --write and replaces its own section of bench/RESULTS.md.
-BENCHES := $(wildcard bench/engine.py bench/store.py bench/replay.py bench/providers.py bench/gui.py bench/editor.py)
+BENCHES := $(wildcard bench/engine.py bench/store.py bench/replay.py bench/providers.py bench/gui.py bench/editor.py bench/window.py)
 bench: $(STAMP)
 	@status=0; for b in $(BENCHES); do echo "== $$b"; $(BIN)/python $$b --write bench/RESULTS.md || status=1; done; exit $$status
 
