@@ -3,18 +3,25 @@
 What is measured (offscreen Qt, one process, each figure the median of ``--repeats`` runs):
 
 1. *Open*: a generated run of 100,000 steps (100 attempts of 1,000 steps; every attempt's last
-   step a validated candidate, all but the last cleared) is opened in a window holding the
-   ``TimelineView`` and the ``StepDetail`` beside it, the last step selected. Time to first
-   paint = from building the window to the timeline's viewport having painted. Goal < 1 s.
-   Peer, same rows in the same run: a plain ``QListView`` over a ``QStringListModel`` holding
-   one line of text per row (batched layout, uniform item sizes) — Qt's floor for 100k rows.
+   step a validated candidate, all but the last cleared) is folded into a ``LiveRun`` (what the
+   window does on a worker thread, with the collector held as there) and opened in a window
+   holding the ``TimelineView`` and the ``StepDetail`` beside it, the last step selected. Time
+   = fold + building the window + the timeline's first paint. Goal < 2 s with the store's read
+   (bench/store.py measures the read). Peer, same rows in the same run: a plain ``QListView``
+   over a ``QStringListModel`` holding one line of text per row (batched layout, uniform item
+   sizes) — Qt's floor for 100k rows.
 2. *Scroll*: the timeline scrolled top to bottom a page at a time, each page painted
-   synchronously (``repaint``); mean and worst per page. Same for the peer.
+   synchronously (``repaint``); mean and worst per page. Goal: mean < 8 ms, worst < 50 ms.
+   Peers: the list above, and a bare ``QTableView`` over the same rows' nine columns of text
+   (a Python table model answering the display role from precomputed strings).
 3. *Stream*: a 2,000 tokens/s stream of ``TextDelta`` events (one event per token, as a
    provider's deltas arrive) into the timeline, the step detail (Response tab, the streaming
    step shown) and the attempts view, for ``--seconds``; a heartbeat ``QTimer`` every 10 ms
    records the longest gap: the longest event-loop stall is that gap minus 10 ms. Goal < 50 ms.
    Peer: the same stream appended straight into a bare ``QPlainTextEdit``.
+
+The collector runs as in the window (``GuiThreadCollector``: automatic collection off, checks on
+the GUI thread) and the folded run is frozen out of its scans (``settle_loaded``).
 
 Usage: ``QT_QPA_PLATFORM=offscreen python bench/gui.py [--write bench/RESULTS.md] [--quick]``.
 Exit status 1 when a goal is missed (not with ``--quick``).
@@ -35,18 +42,30 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QElapsedTimer, QEvent, QObject, QStringListModel, Qt, QTimer
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QElapsedTimer,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QStringListModel,
+    Qt,
+    QTimer,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QListView,
     QPlainTextEdit,
     QSplitter,
+    QTableView,
     QWidget,
 )
 from results import write_section  # bench/results.py (this folder is on sys.path)
 
 from inspector.app.detail.attempts_view import AttemptsView
 from inspector.app.detail.step_detail import RESPONSE, StepDetail
+from inspector.app.runtime.gui_collector import GuiThreadCollector, collection_held, settle_loaded
 from inspector.app.runtime.refcount_guard import immortalize_none
 from inspector.app.timeline.timeline_view import TimelineView
 from inspector.core.events import Event, RunStarted, StepStarted, TextDelta
@@ -67,7 +86,8 @@ from inspector.timeline import step_line
 
 SECTION = "## Window (bench/gui.py)"
 STEPS, ATTEMPTS = 100_000, 100
-PAINT_GOAL_S = 1.0
+PAINT_GOAL_S = 2.0
+SCROLL_MEAN_GOAL_MS, SCROLL_WORST_GOAL_MS = 8.0, 50.0
 STALL_GOAL_MS = 50.0
 TOKENS_PER_S = 2_000
 HEARTBEAT_MS = 10
@@ -190,8 +210,15 @@ def _until_painted(app: QApplication, viewport: QWidget, start: float) -> float:
     return time.perf_counter() - start
 
 
-def open_timeline(app: QApplication, run: LiveRun) -> tuple[float, QWidget, TimelineView]:
+def open_timeline(
+    app: QApplication, record: RunRecord
+) -> tuple[float, float, QWidget, TimelineView]:
+    """(fold + first paint seconds, fold seconds, window, timeline)."""
     start = time.perf_counter()
+    with collection_held():
+        run = LiveRun.from_record(record)
+    settle_loaded()
+    fold = time.perf_counter() - start
     window = QSplitter()
     timeline = TimelineView(window)
     detail = StepDetail(window)
@@ -202,7 +229,37 @@ def open_timeline(app: QApplication, run: LiveRun) -> tuple[float, QWidget, Time
     timeline.show_run(run)
     timeline.select_last()
     window.show()
-    return _until_painted(app, timeline.table.viewport(), start), window, timeline
+    return _until_painted(app, timeline.table.viewport(), start), fold, window, timeline
+
+
+class _TextTable(QAbstractTableModel):
+    """The bare peer: precomputed strings, the display role only."""
+
+    def __init__(self, rows: list[tuple[str, ...]]) -> None:
+        super().__init__()
+        self._rows = rows
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else 9
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = 0) -> object:
+        if role == Qt.ItemDataRole.DisplayRole and index.isValid():
+            return self._rows[index.row()][index.column()]
+        return None
+
+
+def open_table_peer(app: QApplication, rows: list[tuple[str, ...]]) -> tuple[float, QTableView]:
+    start = time.perf_counter()
+    view = QTableView()
+    view.verticalHeader().setSectionResizeMode(view.verticalHeader().ResizeMode.Fixed)
+    view.verticalHeader().setVisible(False)
+    view.setModel(_TextTable(rows))
+    view.resize(*WINDOW)
+    view.show()
+    return _until_painted(app, view.viewport(), start), view
 
 
 def open_peer(app: QApplication, lines: list[str]) -> tuple[float, QListView]:
@@ -216,23 +273,28 @@ def open_peer(app: QApplication, lines: list[str]) -> tuple[float, QListView]:
     return _until_painted(app, view.viewport(), start), view
 
 
-def scroll_through(app: QApplication, view: QListView | QWidget) -> tuple[float, float, int]:
-    """Pages top to bottom; (mean ms per page, worst ms, pages)."""
+def scroll_through(
+    app: QApplication, view: QListView | QTableView | QWidget
+) -> tuple[float, float, int, float]:
+    """Pages top to bottom; (mean ms per page, worst ms, pages, mean CPU ms of this thread per
+    page: on a shared machine the wall time also counts other jobs' time slices)."""
     bar = view.verticalScrollBar()  # type: ignore[attr-defined]
     viewport = view.viewport()  # type: ignore[attr-defined]
     times: list[float] = []
+    cpu: list[float] = []
     value = 0
     bar.setValue(0)
     while True:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         bar.setValue(value)
         viewport.repaint()
         app.processEvents()
         times.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.thread_time() - start_cpu) * 1000)
         if value >= bar.maximum():
             break
         value = min(bar.maximum(), value + max(1, bar.pageStep()) * 50)
-    return statistics.mean(times), max(times), len(times)
+    return statistics.mean(times), max(times), len(times), statistics.mean(cpu)
 
 
 def stream(app: QApplication, seconds: float, sinks: list[Callable[[Event], None]]) -> float:
@@ -345,6 +407,7 @@ def main() -> int:
     seconds = 1.0 if args.quick else args.seconds
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
+    collector = GuiThreadCollector()  # as in the window: no automatic collection
 
     # The stream first, on a small heap: with a 100,000-step record alive, CPython's full
     # garbage collections pause any Python program for ~100 ms (the bare peer too).
@@ -361,17 +424,39 @@ def main() -> int:
         app.processEvents()
 
     t = time.perf_counter()
-    record = generated_record(steps)
+    with collection_held():
+        record = generated_record(steps)
+    settle_loaded()
     build_s = time.perf_counter() - t
-    t = time.perf_counter()
-    run = LiveRun.from_record(record)
-    fold_s = time.perf_counter() - t
     lines = [step_line(s) for s in record.steps]
+    cells = [
+        (
+            str(s.index),
+            str(s.attempt),
+            "tool call" if s.response and s.response.tool_calls else "final",
+            s.status,
+            s.response.text if s.response else "",
+            " ".join(f"{v.validator}: {v.status}" for v in s.verdicts),
+            "cleared" if s.cleared else "",
+            f"{s.response.usage.input_tokens} / {s.response.usage.output_tokens}"
+            if s.response
+            else "",
+            f"{s.latency_ms:,.0f} ms",
+        )
+        for s in record.steps
+    ]
 
-    paint, peer_paint, scroll, peer_scroll = [], [], [], []
+    paint: list[float] = []
+    folds: list[float] = []
+    peer_paint: list[float] = []
+    table_paint: list[float] = []
+    scroll: list[tuple[float, float, int, float]] = []
+    peer_scroll: list[tuple[float, float, int, float]] = []
+    table_scroll: list[tuple[float, float, int, float]] = []
     for _ in range(repeats):
-        seconds_, window, timeline = open_timeline(app, run)
+        seconds_, fold_s, window, timeline = open_timeline(app, record)
         paint.append(seconds_)
+        folds.append(fold_s)
         scroll.append(scroll_through(app, timeline.table))
         window.close()
         window.deleteLater()
@@ -380,32 +465,44 @@ def main() -> int:
         peer_scroll.append(scroll_through(app, peer))
         peer.close()
         peer.deleteLater()
+        seconds_, table = open_table_peer(app, cells)
+        table_paint.append(seconds_)
+        table_scroll.append(scroll_through(app, table))
+        table.close()
+        table.deleteLater()
         app.processEvents()
+    collector.stop()
 
     med = statistics.median
     paint_s, peer_paint_s = med(paint), med(peer_paint)
     scroll_mean = med(s[0] for s in scroll)
     scroll_worst = max(s[1] for s in scroll)
     peer_mean = med(s[0] for s in peer_scroll)
+    table_mean, table_worst = med(s[0] for s in table_scroll), max(s[1] for s in table_scroll)
+    scroll_cpu, table_cpu = med(s[3] for s in scroll), med(s[3] for s in table_scroll)
     stall_ms, peer_stall_ms = max(stall), max(peer_stall)
-    ok = paint_s < PAINT_GOAL_S and stall_ms < STALL_GOAL_MS
+    scroll_ok = scroll_mean < SCROLL_MEAN_GOAL_MS and scroll_worst < SCROLL_WORST_GOAL_MS
+    ok = paint_s < PAINT_GOAL_S and stall_ms < STALL_GOAL_MS and scroll_ok
     verdict = lambda good: "met" if good else "MISSED"  # noqa: E731
     rows = [
         ("what", "inspector", "peer", "ratio", "goal"),
         ("---",) * 5,
         (
-            "time to first paint (timeline + step detail, last step selected)",
-            f"{paint_s * 1000:.0f} ms",
-            f"{peer_paint_s * 1000:.0f} ms (QListView + QStringListModel)",
+            "fold + first paint (timeline + step detail, last step selected)",
+            f"{paint_s * 1000:.0f} ms (fold {med(folds) * 1000:.0f} ms)",
+            f"{peer_paint_s * 1000:.0f} ms (QListView + QStringListModel); "
+            f"{med(table_paint) * 1000:.0f} ms (bare QTableView)",
             f"{paint_s / peer_paint_s:.1f}x",
-            f"< 1 s: {verdict(paint_s < PAINT_GOAL_S)}",
+            f"< 2 s with the read: {verdict(paint_s < PAINT_GOAL_S)} (fold + paint)",
         ),
         (
-            "scroll through, per page painted (mean / worst)",
-            f"{scroll_mean:.1f} / {scroll_worst:.1f} ms over {scroll[0][2]} pages",
-            f"{peer_mean:.1f} ms",
-            f"{scroll_mean / peer_mean:.1f}x",
-            "—",
+            "scroll through, per page painted (mean / worst; CPU mean)",
+            f"{scroll_mean:.1f} / {scroll_worst:.1f} ms; CPU {scroll_cpu:.1f} ms "
+            f"({scroll[0][2]} pages)",
+            f"{table_mean:.1f} / {table_worst:.1f} ms; CPU {table_cpu:.1f} ms (bare QTableView); "
+            f"{peer_mean:.1f} ms (QListView)",
+            f"{scroll_mean / table_mean:.1f}x (CPU {scroll_cpu / table_cpu:.1f}x)",
+            f"< 8 / < 50 ms: {verdict(scroll_ok)}",
         ),
         (
             f"longest event-loop stall, 2,000 tokens/s for {seconds:.0f} s into "
@@ -422,17 +519,16 @@ def main() -> int:
 Measured {dt.date.today().isoformat()} on {platform.machine()}, {os.cpu_count()} cores,
 Python {platform.python_version()}, PySide6 {version("PySide6-Essentials")}, \
 QT_QPA_PLATFORM={os.environ.get("QT_QPA_PLATFORM")}; median of {repeats} run(s).
-Run: {steps:,} steps in {ATTEMPTS} attempts (generated: {build_s:.2f} s, not counted;
-`LiveRun.from_record`: {fold_s * 1000:.0f} ms, not counted).
+Run: {steps:,} steps in {ATTEMPTS} attempts (generated: {build_s:.2f} s, not counted).
 
 {table}
 
 The peer list holds only strings, so it is the floor: the timeline's cost over it is the
 price of chips, markers, latency bars and the step detail beside it. Pages are 50 scroll
-steps apart; each is a synchronous repaint of the visible rows. The stream is measured on a
-small heap: with the 100,000-step record alive, CPython's full garbage collections alone stall
-the loop ~120 ms (measured: the bare peer as much as the views); `gc.freeze()` after loading a
-big stored run takes its objects out of those collections.
+steps apart; each is a synchronous repaint of the visible rows. The bare QTableView's default
+delegate reads ~8 roles a cell from its Python model; the timeline's delegate reads one
+(`TimelineRole.PAINT`). Collection as in the window: `GuiThreadCollector`, the record frozen
+by `settle_loaded` (bench/window.py measures a full collection with a 100,000-step run shown).
 """
     print(text)
     if args.write:

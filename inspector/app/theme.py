@@ -3,6 +3,8 @@ marker status in a light or a dark palette. Any feature may use these; none defi
 
 from __future__ import annotations
 
+import functools
+
 from PySide6.QtGui import QColor, QPalette
 
 # (light, dark) per step status or verdict status.
@@ -26,8 +28,10 @@ def is_dark(palette: QPalette) -> bool:
     return palette.color(QPalette.ColorRole.Base).lightness() < 128
 
 
+@functools.lru_cache(maxsize=128)
 def status_colour(status: str, dark: bool) -> QColor:
-    """The colour of a step status, verdict status or tag, for a light or dark palette."""
+    """The colour of a step status, verdict status or tag, for a light or dark palette (one
+    shared QColor per pair, asked for by every painted cell: do not change it)."""
     light, dark_colour = STATUS_COLOURS.get(status, STATUS_COLOURS["cancelled"])
     return QColor(dark_colour if dark else light)
 

@@ -1,10 +1,14 @@
 """What the timeline's cells say, as plain text: output previews, the markers of forced steps,
-verdict lines and re-validation flips (the item model and the delegate show them)."""
+verdict lines and re-validation flips (the item model and the delegate show them), and the
+``PaintCell`` a cell is painted from."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple
+
 from inspector.core.live import LiveStep
-from inspector.core.records import VERDICT_MARK, Verdict
+from inspector.core.records import VERDICT_MARK, Step, Verdict
 from inspector.core.revalidate import Flip
 from inspector.reports.labels import forced_markers
 
@@ -13,6 +17,22 @@ __all__ = ["forced_markers"]  # kept here too: the timeline cells' markers
 PREVIEW_CHARS = 120
 CLEARED_TIP = "Cleared: a streaming UI showed this rejected output, then removed it."
 FLIP_LABEL = "flipped"
+
+
+class PaintCell(NamedTuple):
+    """What the delegate paints in one cell, read with a single call: a cell read role by role
+    cost ~11 calls into Python (scrolling 100,000 rows stalled on them). A named tuple: one is
+    built for every painted cell, so it must be cheap to make."""
+
+    text: str  # the cell's display text; a header's "Attempt N · k steps[ · cleared]"
+    status: str  # the step's status; a header's: its attempt's last step's
+    cleared: bool = False
+    header: bool = False
+    right: bool = False  # right-aligned (numbers); else left
+    flips: Sequence[Flip] = ()  # the model's own list: read, never changed
+    verdicts: Sequence[Verdict] = ()  # the Verdicts column only
+    markers: Sequence[tuple[str, str]] = ()  # the Markers column only: (label, tooltip)
+    fraction: float | None = None  # the Latency column only: of the slowest step
 
 
 def flip_chip(flip: Flip) -> str:
@@ -60,3 +80,24 @@ def output_preview(live: LiveStep) -> str:
 def verdict_line(verdict: Verdict) -> str:
     """``✓ no_markdown: reason`` (the status when there is no reason)."""
     return f"{VERDICT_MARK[verdict.status]} {verdict.validator}: {verdict.reason or verdict.status}"
+
+
+class Previews:
+    """``output_preview`` of finished steps, kept (they never change; a tool call's preview
+    serialises its arguments, the dearest part of a painted row); a streaming step's is made
+    afresh. At most ``kept`` at a time: a few pages of rows scrolled through."""
+
+    def __init__(self, kept: int = 5_000) -> None:
+        self._kept = kept
+        self._previews: dict[int, tuple[Step, str]] = {}  # step index -> (its step, preview)
+
+    def of(self, live: LiveStep) -> str:
+        step = live.step
+        if step is None:
+            return output_preview(live)
+        cached = self._previews.get(live.index)
+        if cached is None or cached[0] is not step:
+            if len(self._previews) >= self._kept:
+                self._previews.clear()
+            cached = self._previews[live.index] = (step, output_preview(live))
+        return cached[1]

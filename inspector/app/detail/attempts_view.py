@@ -48,8 +48,8 @@ from inspector.reports.labels import verdict_label, words
 REFRESH_MS = 100
 COLUMN_WIDTH = 300
 COLUMN_SPACING = 6
-POOL_MIN = 6  # attempt columns rendered at least (more when the view is wider)
-STREAMED_ATTEMPTS = 50  # attempts whose candidates the "streaming UI showed" view lists
+POOL_MIN = 4  # attempt columns rendered at least (more when the view is wider)
+STREAMED_ATTEMPTS = 20  # attempts whose candidates the "streaming UI showed" view lists
 STREAMING_TAIL = 2_000  # characters of a streaming candidate shown until it finishes
 
 
@@ -305,6 +305,7 @@ class AttemptsView(QWidget):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._refresh_if_visible)
         self._stale = False  # something changed while hidden: refresh when shown
+        self._catch_up = False  # a refresh is scheduled for the next event-loop turn
         self.refresh()
 
     def show_run(self, run: LiveRun) -> None:
@@ -342,8 +343,18 @@ class AttemptsView(QWidget):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        if self._stale and not self._timer.isActive():  # uncovered (its dock tab raised)
-            self._timer.start(0)
+        if self._stale and not self._catch_up:  # uncovered (its dock tab raised)
+            self._soon()
+
+    def _soon(self) -> None:
+        """A refresh at the next event-loop turn (the timer keeps its REFRESH_MS interval)."""
+        self._catch_up = True
+
+        def refresh() -> None:
+            self._catch_up = False
+            self._refresh_if_visible()
+
+        QTimer.singleShot(0, self, refresh)
 
     @property
     def attempt_columns(self) -> list[_Column]:
@@ -352,7 +363,7 @@ class AttemptsView(QWidget):
     def refresh(self) -> None:
         self._stale = False
         if self._index.update(self._run.steps):
-            self._timer.start(0)  # more steps to classify: the rest in the next slices
+            self._soon()  # more steps to classify: the rest in the next slices
         dark = is_dark(self.palette())
         run = self._run
         self._bind_columns(dark)

@@ -1,8 +1,9 @@
 """The right pane: one step in detail, in five tabs — *Model saw* (the exact request),
 *Response* (streaming live), *Verdicts*, *Feedback injected* and *Raw*.
 
-Only the visible tab is rendered; the others are marked stale and rendered when shown, so
-moving through steps with Up/Down stays quick. While the shown step streams, text and reasoning
+Only the visible tab is rendered, and only while the pane is on screen (not hidden, not in a
+dock tabbed behind another); the rest is marked stale and rendered when shown, so moving
+through steps with Up/Down stays quick. While the shown step streams, text and reasoning
 deltas are buffered and appended every ``FLUSH_MS`` (never re-rendering what is already shown),
 so a fast stream costs the UI one small append per flush.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
+from PySide6.QtGui import QKeySequence, QPaintEvent, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
@@ -103,6 +104,7 @@ class StepDetail(QWidget):
         self._index = 0
         self._stale: set[int] = set(range(len(TAB_NAMES)))
         self._messages_shown = MESSAGES_SHOWN
+        self._catch_up = False  # a render is scheduled for the next event-loop turn
         self._pending_text: list[str] = []
         self._pending_reasoning: list[str] = []
 
@@ -203,6 +205,16 @@ class StepDetail(QWidget):
         if not self._flush_timer.isActive():
             self._flush_timer.start()
 
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self.tabs.currentIndex() in self._stale and not self._catch_up:
+            self._catch_up = True  # uncovered: render what changed while it was hidden
+            QTimer.singleShot(0, self._caught_up)
+
+    def _caught_up(self) -> None:
+        self._catch_up = False
+        self._render_current()
+
     @property
     def current_step(self) -> int:
         return self._index
@@ -230,6 +242,8 @@ class StepDetail(QWidget):
         tab = self.tabs.currentIndex()
         if tab not in self._stale:
             return
+        if self._run is not None and (not self.isVisible() or self.visibleRegion().isEmpty()):
+            return  # hidden, or a dock tab behind another: rendered on its next paint
         self._stale.discard(tab)
         live = self._live()
         if live is None:

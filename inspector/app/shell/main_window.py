@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
@@ -61,9 +62,9 @@ from inspector.core.errors import InspectorError
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
-from inspector.reports.run_text import record_problem, run_title, usage_so_far
+from inspector.reports.run_text import RunningUsage, record_problem, run_title, usage_so_far
 from inspector.resources import DEMO_PREFIX, demo_names, resolve_scenario
-from inspector.store import Store
+from inspector.store import RunSummary, Store
 from inspector.workflows.runs import load_stored_run
 
 __all__ = ["TITLE", "MainWindow", "load_stored_run", "record_problem", "run_title"]
@@ -71,6 +72,15 @@ __all__ = ["TITLE", "MainWindow", "load_stored_run", "record_problem", "run_titl
 TITLE = "Agent Inspector"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
 NEWEST_RUNS = 20  # runs re-read when one starts or ends (others may be recording meanwhile)
+# While a run streams, its steps so far are frozen out of the collector's scans every so many
+# steps: full collections otherwise walk all of them, ever longer (400 ms at 100,000 steps).
+SETTLE_EVERY = 1_000
+
+
+def read_runs(path: Path) -> list[RunSummary]:
+    """Every run's summary, newest first (on a worker thread, with its own ``Store``)."""
+    with Store.open(path) as store:
+        return store.runs()
 
 
 class MainWindow(QMainWindow):
@@ -84,6 +94,8 @@ class MainWindow(QMainWindow):
         self.focus = RunFocus(self)
         self.selected_step: int | None = None
         self._following = False  # selecting the newest step of a run streaming in
+        self._tokens = RunningUsage()  # of the run streaming in (or played back)
+        self._runs_task: asyncio.Task[None] | None = None
         self.local_model_url: str | None = None  # the running local model's, once known
         self._load_task: asyncio.Task[None] | None = None
         self.ask_discard = ask_discard  # asked on quitting with unsaved edits (tests answer it)
@@ -94,7 +106,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._connect()
         self._busy(False)
-        self.refresh_runs()
+        self.list_runs_soon()
         self.store_watch.start()
         if first_run:
             self.library.select_scenario(f"{DEMO_PREFIX}{FIRST_DEMO}")
@@ -372,6 +384,22 @@ class MainWindow(QMainWindow):
         self._show(run)
         settle_loaded()  # its objects out of the collector's scans: no pauses with it shown
 
+    def list_runs_soon(self) -> None:
+        """``refresh_runs`` with the store read on a worker thread (its own ``Store``): reading
+        100,000 runs takes ~0.4 s; listing them then takes one step of ~40 ms."""
+        self._runs_task = asyncio.get_event_loop().create_task(self._list_runs())
+
+    async def _list_runs(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            runs = await loop.run_in_executor(None, read_runs, self.store.path)
+        except InspectorError as exc:
+            self.message_bar.show_message("error", f"Cannot list the recorded runs: {exc}")
+            return
+        keep = self.focus.shown_run_id()
+        self.library.set_runs(runs, keep=keep)
+        self.note_runs(keep=keep)  # runs that started or ended while the list was read
+
     def refresh_runs(self, keep: str | None = None) -> None:
         try:
             runs = self.store.runs()
@@ -469,7 +497,7 @@ class MainWindow(QMainWindow):
             finally:
                 self._following = False
         elif event.kind == "step_finished":
-            self.status.show_usage(usage_so_far(run))
+            self.status.show_usage(self._tokens.after(run, event.step))
         elif event.kind == "run_finished":
             self.status.show_record(event.record)
 
@@ -557,6 +585,8 @@ class MainWindow(QMainWindow):
             return
         running.apply(event)
         self.focus.present(running, event)  # to the views, if they show it
+        if event.kind == "step_finished" and event.step.index % SETTLE_EVERY == 0:
+            settle_loaded()  # a long run's steps so far out of the collector's scans
 
     def _finished(self, record: RunRecord) -> None:
         settle_loaded()  # the finished run's objects out of the collector's scans

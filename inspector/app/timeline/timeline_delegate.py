@@ -2,7 +2,8 @@
 markers and the latency bar. Colours follow the palette (light or dark); cleared steps are
 painted dimmed; steps whose verdicts flipped on re-validation get a tinted background, a border
 and a chip per flip (the validator and its verdict now). Everything is drawn from the
-cell's ``PaintCell`` (one ``data()`` call per cell) — the delegate keeps no state."""
+cell's ``PaintCell`` (one call per cell) — the delegate keeps no state but caches of colours
+and fonts."""
 
 from __future__ import annotations
 
@@ -18,10 +19,10 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.theme import is_dark, mix, status_colour
-from inspector.app.timeline.timeline_item_model import Column, PaintCell, TimelineRole
+from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.core.records import Verdict
 from inspector.reports.labels import verdict_label, words
-from inspector.reports.timeline_cells import flip_chip
+from inspector.reports.timeline_cells import PaintCell, flip_chip
 
 Index = QModelIndex | QPersistentModelIndex
 __all__ = ["TimelineDelegate", "mix", "status_colour", "verdict_label"]  # kept importable here
@@ -39,6 +40,12 @@ _HAS_DISPLAY = QStyleOptionViewItem.ViewItemFeature.HasDisplay
 _LIT = QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_MouseOver
 _TEXT = QPalette.ColorRole.Text
 _ELIDE = Qt.TextElideMode.ElideRight
+_CENTRE = Qt.AlignmentFlag.AlignCenter
+_ALIGN = (  # by PaintCell.right
+    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+    Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+)
+_VCENTRE = Qt.AlignmentFlag.AlignVCenter
 CHIP_GAP = 4
 CHIP_PAD = 6
 
@@ -79,9 +86,20 @@ class TimelineDelegate(QStyledItemDelegate):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._margin: int | None = None  # the style's text margin, read once
+        # Per palette (cacheKey) and font (key): what every painted cell would build again.
+        self._palette_key = -1
+        self._dark = False
+        self._chip_colours: dict[str, tuple[QPen, QColor, QColor]] = {}
+        self._track = QColor()
+        self._fonts: dict[str, tuple[QFont, QFontMetrics]] = {}
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        cell: PaintCell | None = index.data(TimelineRole.PAINT)  # the one role read per cell
+        model = index.model()
+        cell: PaintCell | None = (  # what the cell shows, in one call
+            model.paint_cell(index.row(), index.column())
+            if isinstance(model, TimelineItemModel)
+            else index.data(TimelineRole.PAINT)
+        )
         if cell is None:
             return
         if cell.header:
@@ -89,7 +107,7 @@ class TimelineDelegate(QStyledItemDelegate):
             return
         column = index.column()
         if not (column in _RICH or cell.flips or cell.cleared or option.state & _LIT):
-            self._paint_text(painter, option, cell.text, cell.alignment)  # most cells: fast
+            self._paint_text(painter, option, cell.text, _ALIGN[cell.right])  # most cells: fast
             if column == _STEP:
                 self._paint_strip(painter, option, cell.status)
             return
@@ -101,7 +119,7 @@ class TimelineDelegate(QStyledItemDelegate):
             painter.setOpacity(CLEARED_OPACITY)
         if column in _RICH:
             if option.state & _LIT:  # a plain cell has no background of its own to draw
-                self._paint_item(painter, option, "", cell.alignment)
+                self._paint_item(painter, option, "", _ALIGN[cell.right])
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             if column == _STATUS:
                 self._paint_status(painter, option, cell)
@@ -122,9 +140,9 @@ class TimelineDelegate(QStyledItemDelegate):
             else:
                 self._paint_latency(painter, option, cell)
         elif option.state & _LIT:  # selected or hovered: the style's highlight and text
-            self._paint_item(painter, option, cell.text, cell.alignment)
+            self._paint_item(painter, option, cell.text, _ALIGN[cell.right])
         else:  # a dimmed or flipped cell: its text, as the style lays it out
-            self._paint_text(painter, option, cell.text, cell.alignment)
+            self._paint_text(painter, option, cell.text, _ALIGN[cell.right])
         if column == _STEP:
             self._paint_strip(painter, option, cell.status)
         painter.restore()
@@ -133,7 +151,7 @@ class TimelineDelegate(QStyledItemDelegate):
         """The row's status colour, as a strip on the left edge of its first cell."""
         rect = option.rect
         strip = QRect(rect.left(), rect.top() + 1, 3, rect.height() - 2)
-        painter.fillRect(strip, status_colour(status, is_dark(option.palette)))
+        painter.fillRect(strip, status_colour(status, self._palette(option.palette)))
 
     def helpEvent(
         self,
@@ -201,7 +219,10 @@ class TimelineDelegate(QStyledItemDelegate):
         rect = option.rect.adjusted(margin, 0, -margin, 0)
         painter.setPen(option.palette.color(_TEXT))
         painter.setFont(option.font)
-        painter.drawText(rect, alignment, option.fontMetrics.elidedText(text, _ELIDE, rect.width()))
+        metrics = option.fontMetrics
+        if len(text) * metrics.maxWidth() > rect.width():  # it may not fit: elide (text layout)
+            text = metrics.elidedText(text, _ELIDE, rect.width())
+        painter.drawText(rect, alignment, text)
 
     def _text_margin(self, option: QStyleOptionViewItem) -> int:
         """The style's horizontal text margin in an item view cell (QCommonStyle's rule)."""
@@ -221,9 +242,41 @@ class TimelineDelegate(QStyledItemDelegate):
         return option.palette.color(role)
 
     def _chip_font(self, option: QStyleOptionViewItem) -> QFont:
-        font = QFont(option.font)
-        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
-        return font
+        return self._chip_font_metrics(option)[0]
+
+    def _chip_font_metrics(self, option: QStyleOptionViewItem) -> tuple[QFont, QFontMetrics]:
+        key = option.font.key()
+        made = self._fonts.get(key)
+        if made is None:
+            font = QFont(option.font)
+            font.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
+            made = self._fonts[key] = (font, QFontMetrics(font))
+        return made
+
+    def _palette(self, palette: QPalette) -> bool:
+        """Whether ``palette`` is dark; the colours made from it are reset when it changes."""
+        key = palette.cacheKey()
+        if key != self._palette_key:
+            self._palette_key = key
+            self._dark = is_dark(palette)
+            self._chip_colours = {}
+            base, text = palette.color(QPalette.ColorRole.Base), palette.color(_TEXT)
+            self._track = mix(base, text, 0.08)
+        return self._dark
+
+    def _chip_colour(self, status: str, palette: QPalette) -> tuple[QPen, QColor, QColor]:
+        """(border pen, fill, text colour) of a chip for ``status``."""
+        dark = self._palette(palette)
+        made = self._chip_colours.get(status)
+        if made is None:
+            colour = status_colour(status, dark)
+            base, text = palette.color(QPalette.ColorRole.Base), palette.color(_TEXT)
+            made = self._chip_colours[status] = (
+                QPen(colour, 1),
+                mix(base, colour, 0.28 if dark else 0.14),
+                mix(colour, text, 0.35),
+            )
+        return made
 
     def _paint_chips(
         self,
@@ -232,20 +285,20 @@ class TimelineDelegate(QStyledItemDelegate):
         labels: list[str],
         statuses: list[str],
     ) -> None:
-        dark = is_dark(option.palette)
-        base = option.palette.color(QPalette.ColorRole.Base)
-        font = self._chip_font(option)
+        if not labels:
+            return
+        palette = option.palette
+        font, metrics = self._chip_font_metrics(option)
         painter.setFont(font)
-        metrics = QFontMetrics(font)
         rects = chip_rects(option.rect, labels, metrics)
         for rect, label, status in zip(rects, labels, statuses, strict=False):
-            label = metrics.elidedText(label, Qt.TextElideMode.ElideRight, rect.width() - CHIP_PAD)
-            colour = status_colour(status, dark)
-            painter.setPen(QPen(colour, 1))
-            painter.setBrush(mix(base, colour, 0.28 if dark else 0.14))
+            label = metrics.elidedText(label, _ELIDE, rect.width() - CHIP_PAD)
+            pen, fill, text = self._chip_colour(status, palette)
+            painter.setPen(pen)
+            painter.setBrush(fill)
             painter.drawRoundedRect(rect.adjusted(0, 0, -1, -1), 4, 4)
-            painter.setPen(mix(colour, option.palette.color(QPalette.ColorRole.Text), 0.35))
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+            painter.setPen(text)
+            painter.drawText(rect, _CENTRE, label)
         hidden = len(labels) - len(rects)
         if hidden > 0:
             x = rects[-1].right() + CHIP_GAP if rects else option.rect.left() + CHIP_GAP
@@ -256,7 +309,7 @@ class TimelineDelegate(QStyledItemDelegate):
     def _paint_status(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
     ) -> None:
-        dark = is_dark(option.palette)
+        dark = self._palette(option.palette)
         rect = option.rect
         size = 8
         dot = QRect(rect.left() + 6, rect.center().y() - size // 2 + 1, size, size)
@@ -266,12 +319,8 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.setPen(self._text_colour(option))
         painter.setFont(option.font)
         text_rect = rect.adjusted(size + 12, 0, -4, 0)
-        text = QFontMetrics(option.font).elidedText(
-            cell.text,
-            Qt.TextElideMode.ElideRight,
-            text_rect.width(),
-        )
-        painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, text)
+        text = option.fontMetrics.elidedText(cell.text, _ELIDE, text_rect.width())
+        painter.drawText(text_rect, _VCENTRE, text)
 
     def _paint_latency(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
@@ -284,9 +333,9 @@ class TimelineDelegate(QStyledItemDelegate):
             track = QRect(rect.left(), option.rect.bottom() - 5, rect.width(), 4)
             selected = bool(option.state & QStyle.StateFlag.State_Selected)
             colour = latency_bar_colour(option.palette, selected)
-            base = option.palette.color(QPalette.ColorRole.Base)
+            self._palette(option.palette)
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(mix(base, option.palette.color(QPalette.ColorRole.Text), 0.08))
+            painter.setBrush(self._track)
             painter.drawRoundedRect(track, 2, 2)
             filled = QRect(track)
             filled.setWidth(max(3, round(track.width() * float(fraction))))

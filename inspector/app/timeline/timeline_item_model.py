@@ -18,10 +18,9 @@ of the flipped steps only), read back through ``TimelineRole.FLIPS``; showing an
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, NamedTuple
+from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -41,12 +40,14 @@ from inspector.core.events import (
     TextDelta,
 )
 from inspector.core.live import LiveRun, LiveStep
-from inspector.core.records import Verdict, step_kind
+from inspector.core.records import step_kind
 from inspector.core.revalidate import Flip
 from inspector.reports.labels import words
 from inspector.reports.timeline_cells import (
     CLEARED_TIP,
     FLIP_LABEL,
+    PaintCell,
+    Previews,
     flip_line,
     forced_markers,
     output_preview,
@@ -96,30 +97,13 @@ class TimelineRole(IntEnum):
     LATENCY_FRACTION = Qt.ItemDataRole.UserRole + 7  # float in [0, 1], or None
     CLEARED = Qt.ItemDataRole.UserRole + 8  # bool
     FLIPS = Qt.ItemDataRole.UserRole + 9  # list[Flip]: the step's re-validation flips, or None
-    PAINT = Qt.ItemDataRole.UserRole + 10  # PaintCell: all the delegate paints, in one call
+    PAINT = Qt.ItemDataRole.UserRole + 10  # PaintCell (timeline_cells): all a cell shows
 
 
 _PAINT = int(TimelineRole.PAINT)
-_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _STEP_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-
-class PaintCell(NamedTuple):
-    """What the delegate paints in one cell, read with a single ``data()`` call: a cell read
-    role by role cost ~11 calls into Python (scrolling 100,000 rows stalled on them). A named
-    tuple: built for every painted cell, it must be cheap to make."""
-
-    text: str  # the cell's display text; a header's "Attempt N · k steps[ · cleared]"
-    status: str  # the step's status; a header's: its attempt's last step's
-    cleared: bool = False
-    header: bool = False
-    alignment: Qt.AlignmentFlag = _LEFT
-    flips: Sequence[Flip] = ()  # the model's own list: read, never changed
-    verdicts: Sequence[Verdict] = ()  # the Verdicts column only
-    markers: Sequence[tuple[str, str]] = ()  # the Markers column only: (label, tooltip)
-    fraction: float | None = None  # the Latency column only: of the slowest step
 
 
 @dataclass(slots=True)
@@ -141,6 +125,7 @@ class TimelineItemModel(QAbstractTableModel):
         self._known = 0  # steps of the run this model has taken in
         self._max_latency = 0.0
         self._flips: dict[int, list[Flip]] = {}  # step index -> its flips (flipped steps only)
+        self._previews = Previews()
 
     # -- public API -------------------------------------------------------------------------
 
@@ -240,13 +225,19 @@ class TimelineItemModel(QAbstractTableModel):
         if not index.isValid():
             return None
         entry = self._rows[index.row()]
-        if role == _PAINT:  # first: the delegate asks it of every painted cell
-            if entry < 0:
-                return self._paint_header(-entry)
-            return self._paint_cell(self._run.steps[entry - 1], index.column())
+        if role == _PAINT:
+            return self.paint_cell(index.row(), index.column())
         if entry < 0:
             return self._header_data(-entry, index.column(), role)
         return self._step_data(self._run.steps[entry - 1], index.column(), role)
+
+    def paint_cell(self, row: int, column: int) -> PaintCell | None:
+        """``TimelineRole.PAINT`` of a cell, for the delegate to call directly: through
+        ``index.data()`` the call goes into Qt and back into Python, ~5 us of each cell."""
+        entry = self._rows[row]
+        if entry < 0:
+            return self._paint_header(-entry)
+        return self._paint_cell(self._run.steps[entry - 1], column)
 
     # -- cell data --------------------------------------------------------------------------
 
@@ -296,7 +287,7 @@ class TimelineItemModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(live, column)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in _RIGHT_ALIGNED:
-            return int(_RIGHT)
+            return _RIGHT
         return None
 
     def _paint_header(self, attempt: int) -> PaintCell | None:
@@ -310,16 +301,15 @@ class TimelineItemModel(QAbstractTableModel):
         flips = self._flips.get(live.index, ())
         status, cleared = live.status, live.cleared
         if column == _VERDICTS:
-            return PaintCell("", status, cleared, False, _LEFT, flips, live.verdicts)
+            return PaintCell("", status, cleared, False, False, flips, live.verdicts)
         if column == _MARKERS:
             markers = forced_markers(live.forced)
-            return PaintCell("", status, cleared, False, _LEFT, flips, (), markers)
+            return PaintCell("", status, cleared, False, False, flips, (), markers)
         text = self._display(live, column) or ""
         if column == _LATENCY:
             fraction = self._latency_fraction(live)
-            return PaintCell(text, status, cleared, False, _LEFT, flips, (), (), fraction)
-        alignment = _RIGHT if column in _RIGHT_ALIGNED else _LEFT
-        return PaintCell(text, status, cleared, False, alignment, flips)
+            return PaintCell(text, status, cleared, False, False, flips, (), (), fraction)
+        return PaintCell(text, status, cleared, False, column in _RIGHT_ALIGNED, flips)
 
     def _latency_fraction(self, live: LiveStep) -> float | None:
         latency = live.step.latency_ms if live.step is not None else None
@@ -338,7 +328,7 @@ class TimelineItemModel(QAbstractTableModel):
         if column == _STATUS:
             return words(live.status)
         if column == _OUTPUT:
-            return output_preview(live)
+            return self._previews.of(live)
         if column == _VERDICTS:
             return " ".join(f"{v.validator}: {v.status}" for v in live.verdicts)
         if column == _MARKERS:

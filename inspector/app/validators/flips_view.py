@@ -189,6 +189,7 @@ class FlipsView(QWidget):
         # Sizing a column to its contents asks every row's data (1,000 flips: 180 ms on the UI
         # thread, bench/editor.py); the first rows tell the widths well enough.
         header.setResizeContentsPrecision(RESIZE_PRECISION)
+        self._sized = False  # the columns were sized to the flips once
         self.table.clicked.connect(self._activated)
         self.table.activated.connect(self._activated)
         self.matrix = QPlainTextEdit(self)
@@ -204,9 +205,21 @@ class FlipsView(QWidget):
         layout.addWidget(self.matrix, 1)
 
     def show_result(self, result: RevalidationResult) -> None:
-        self.model.set_rows([row for run in result.runs for row in flip_rows(run)])
-        for column in (FlipColumn.RUN, FlipColumn.STEP, FlipColumn.VALIDATOR, FlipColumn.CHANGE):
-            self.table.resizeColumnToContents(column)  # from the first rows (see __init__)
+        rows = [row for run in result.runs for row in flip_rows(run)]
+        self.model.set_rows(rows)
+        if rows and not self._sized:
+            # Once, from the first rows (see __init__): every save re-validates, and sizing
+            # again each time was most of the UI thread's work per save (bench/editor.py);
+            # the columns hold run ids, step numbers and validator names: alike from save to
+            # save, and the user may have resized them.
+            self._sized = True
+            for column in (
+                FlipColumn.RUN,
+                FlipColumn.STEP,
+                FlipColumn.VALIDATOR,
+                FlipColumn.CHANGE,
+            ):
+                self.table.resizeColumnToContents(column)
         lines = [summary_line(result), *result.errors]
         self.summary.setText("\n".join(lines))
         if result.matrix is not None:

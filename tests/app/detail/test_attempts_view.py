@@ -129,7 +129,7 @@ def test_a_run_of_many_attempts_builds_only_the_columns_in_view(qtbot: QtBot) ->
     view = make_view(qtbot)
     view.show_run(_many_attempts(2_000))
     columns = view.attempt_columns
-    assert 3 <= len(columns) <= 10
+    assert 3 <= len(columns) <= 8
     assert "Attempt 1<" in columns[0].title.text()
     bar = view._scroll.horizontalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 2_000 * 300 - view.width())  # it spans them all
@@ -137,8 +137,8 @@ def test_a_run_of_many_attempts_builds_only_the_columns_in_view(qtbot: QtBot) ->
     qtbot.waitUntil(lambda: "Attempt 2000<" in view.attempt_columns[-1].title.text())
     assert len(view.attempt_columns) == len(columns)
     streamed = view.streamed.body.toPlainText()
-    assert "1,950 earlier candidates not shown" in streamed
-    assert streamed.count("attempt ") == 50
+    assert "1,980 earlier candidates not shown" in streamed
+    assert streamed.count("attempt ") == 20
 
 
 def test_the_index_classifies_each_step_once_and_in_slices() -> None:

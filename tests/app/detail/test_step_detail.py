@@ -205,3 +205,17 @@ def test_steps_followed_as_they_arrive_render_once_per_interval(qtbot: QtBot) ->
     assert "Plain text only: no markdown characters." in plain(rendered[0])  # step 3's request
     detail.show_step(run, 1)  # a step the user picks renders at once
     assert len(rendered) == 2
+
+
+def test_a_detail_tabbed_behind_another_dock_renders_when_raised(window, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
+    record = demo_run("retry-feedback")[1]
+    window.attempts_dock.raise_()
+    qtbot.waitUntil(lambda: window.detail.visibleRegion().isEmpty())
+    rendered: list[str] = []
+    original = window.detail.model_saw.set_body
+    window.detail.model_saw.set_body = lambda body: (rendered.append(body), original(body))[1]
+    window.show_run(stored_run("retry-feedback"))
+    assert window.detail.current_step == len(record.steps) and rendered == []
+    window.detail_dock.raise_()
+    qtbot.waitUntil(lambda: len(rendered) == 1)
+    assert record.steps[-1].request.messages[-1].content in plain(rendered[0])

@@ -98,3 +98,30 @@ def test_scenarios_item_model(qtmodeltester: ModelTester, tmp_path: Path) -> Non
     assert model.ensure("demo:step-cap") == 2
     assert model.ensure("demo:nope") == -1
     assert not model.index(2).data(Qt.ItemDataRole.DecorationRole).isNull()
+
+
+def test_listing_many_runs_asks_nothing_of_each_row(qtbot: object) -> None:
+    """The runs list lays out without calls into Python per run (a QTreeView asked the model
+    its row and column counts once per row, through the filter proxy: ~1 s for 100,000)."""
+    from inspector.app.library_panel import LibraryPanel
+    from PySide6.QtCore import QModelIndex, QPersistentModelIndex
+
+    counted: list[int] = []
+
+    class Counting(RunsItemModel):
+        def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+            counted.append(parent.row())
+            return super().rowCount(parent)
+
+    panel = LibraryPanel([])
+    qtbot.addWidget(panel)  # type: ignore[attr-defined]
+    panel.runs = Counting()
+    panel.runs_filter.setSourceModel(panel.runs)
+    panel.resize(300, 600)
+    panel.show()
+    runs = [_summary(f"r{n:05d}") for n in range(5_000)]
+    counted.clear()
+    panel.set_runs(runs, keep="r00100")
+    panel.repaint()
+    assert panel.selected_runs() == ["r00100"]
+    assert len(counted) < 100  # not one (or two) per run

@@ -15,7 +15,7 @@ from inspector.app.library.runs_item_model import STATUS
 from inspector.app.shell.main_window import MainWindow, record_problem, run_title
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
-from inspector.core.records import RunRecord
+from inspector.core.records import RunRecord, Usage
 from inspector.store import Store
 from tests.helpers.scenarios import streaming_scenario, write_scenario
 
@@ -344,3 +344,21 @@ def test_at_1400_by_900_the_runs_list_says_why_and_the_timeline_fits(
     table = window.timeline.table
     columns = sum(table.columnWidth(c) for c in range(table.model().columnCount()))
     assert columns <= table.viewport().width()
+
+
+def test_running_usage_adds_each_finished_step_once() -> None:
+    """The status bar's tokens while a run streams: summed per step, not over the whole run at
+    each step (quadratic at 100,000 steps)."""
+    from inspector.app.main_window import RunningUsage, _usage
+    from tests.app.timeline_fixtures import demo_run
+
+    from inspector.core.live import LiveRun
+
+    events, record = demo_run("retry-feedback")
+    run, tokens = LiveRun(), RunningUsage()
+    for event in events:
+        run.apply(event)
+        if event.kind == "step_finished":
+            assert tokens.after(run, event.step) == _usage(run) != Usage()
+    other = LiveRun.from_record(record)  # another run: summed from its steps
+    assert tokens.after(other, record.steps[-1]) == _usage(other)

@@ -187,21 +187,29 @@ def test_chips_stay_in_their_cell_and_failures_come_first(qtbot: QtBot) -> None:
     QToolTip.hideText()
 
 
-def test_the_delegate_reads_one_role_per_painted_cell(qtbot: QtBot) -> None:
-    """Painting a cell asks the model for its ``PaintCell`` only (it used to ask ~11 roles)."""
+def test_the_delegate_reads_one_paint_cell_per_painted_cell(qtbot: QtBot) -> None:
+    """Painting a cell reads its ``PaintCell`` once, straight from the model, and no role
+    through ``data()`` (it used to ask ~11 roles); another model is asked the PAINT role."""
     from typing import Any
 
+    from PySide6.QtCore import QIdentityProxyModel
     from PySide6.QtWidgets import QTableView
 
     from inspector.app.timeline.timeline_delegate import TimelineDelegate
     from inspector.app.timeline.timeline_item_model import TimelineItemModel
+    from inspector.reports.timeline_cells import PaintCell
 
     asked: list[tuple[int, int, int]] = []
+    cells: list[tuple[int, int]] = []
 
     class Counting(TimelineItemModel):
         def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
             asked.append((index.row(), index.column(), role))
             return super().data(index, role)
+
+        def paint_cell(self, row: int, column: int) -> PaintCell | None:
+            cells.append((row, column))
+            return super().paint_cell(row, column)
 
     model = Counting()
     model.show_run(stored_run("retry-feedback"))
@@ -214,11 +222,20 @@ def test_the_delegate_reads_one_role_per_painted_cell(qtbot: QtBot) -> None:
     table.show()
     qtbot.waitExposed(table)
     asked.clear()
+    cells.clear()
     table.viewport().grab()  # a paint of every visible cell
-    assert {role for _, _, role in asked} == {TimelineRole.PAINT}
-    cells = [(row, column) for row, column, _ in asked]
+    assert asked == []
     assert len(cells) == len(set(cells))  # once each
     assert (1, Column.VERDICTS) in cells and (0, 0) in cells  # steps and headers alike
     painted = model.index(1, Column.LATENCY).data(TimelineRole.PAINT)
+    assert painted == model.paint_cell(1, Column.LATENCY)
     assert painted.text == model.index(1, Column.LATENCY).data()
     assert painted.fraction == model.index(1, Column.LATENCY).data(TimelineRole.LATENCY_FRACTION)
+
+    proxy = QIdentityProxyModel()  # a model in between: the PAINT role, one per cell
+    proxy.setSourceModel(model)
+    table.setModel(proxy)
+    table.setSpan(0, 0, 1, len(Column))
+    asked.clear()
+    table.viewport().grab()
+    assert {role for _, _, role in asked} == {TimelineRole.PAINT}

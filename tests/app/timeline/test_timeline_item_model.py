@@ -181,3 +181,27 @@ def test_output_preview_is_one_clipped_line() -> None:
     preview = output_preview(live)
     assert preview.startswith("line one line two x")
     assert "\n" not in preview and len(preview) == 120
+
+
+def test_previews_keep_finished_steps_and_follow_streaming_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from inspector.app import timeline_cells
+
+    made: list[int] = []
+    original = timeline_cells.output_preview
+    monkeypatch.setattr(
+        timeline_cells, "output_preview", lambda live: (made.append(live.index), original(live))[1]
+    )
+    previews = timeline_cells.Previews(kept=2)
+    streaming = LiveStep(index=1, attempt=1, request=StepRequest(system="", messages=[]))
+    streaming.text.append("Hi")
+    assert previews.of(streaming) == "Hi"
+    streaming.text.append(" Sam")
+    assert previews.of(streaming) == "Hi Sam" and made == [1, 1]  # pending: made afresh
+    finished = LiveRun.from_record(demo_run("retry-feedback")[1]).steps
+    first = previews.of(finished[1])
+    assert previews.of(finished[1]) == first and made == [1, 1, 2]  # finished: kept
+    previews.of(finished[2])
+    previews.of(finished[3])  # past `kept`: the kept ones are dropped, not the answer
+    assert previews.of(finished[1]) == first and made == [1, 1, 2, 3, 4, 2]
