@@ -18,7 +18,7 @@ from inspector.core.scenario import Scenario
 from inspector.sweeps.model import SweepSpec
 from inspector.sweeps.report import build_report
 from inspector.sweeps.runner import Job, Progress
-from inspector.workflows.sweeps import (  # noqa: F401  (the names the commands use)
+from inspector.workflows.sweeps import (
     FACTS,
     arm_scenarios,
     is_sweep_id,
@@ -29,6 +29,20 @@ from inspector.workflows.sweeps import (  # noqa: F401  (the names the commands 
     run_sweep,
     scenario_ref,
 )
+
+__all__ = [  # the shared use case's names the commands (and their tests) use from here
+    "FACTS",
+    "ProgressLine",
+    "arm_scenarios",
+    "execute",
+    "is_sweep_id",
+    "jobs_for",
+    "new_sweep_id",
+    "now_utc",
+    "report_of",
+    "say",
+    "scenario_ref",
+]
 
 if TYPE_CHECKING:
     import httpx

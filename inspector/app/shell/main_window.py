@@ -50,6 +50,8 @@ from inspector.app.shell.provider_settings import ProviderSettingsDialog
 from inspector.app.shell.run_status import RunStatus
 from inspector.app.shell.unsaved_edits import ask_discard, unsaved_edits
 from inspector.app.shell.welcome import FIRST_DEMO, WelcomePanel
+from inspector.app.sweep.sweep_controller import SweepController
+from inspector.app.sweep.sweep_view import SweepView
 from inspector.app.timeline.timeline_view import TimelineView
 from inspector.app.validators.validators_panel import ValidatorsPanel
 from inspector.app.widgets.icons import app_icon
@@ -123,6 +125,8 @@ class MainWindow(QMainWindow):
         self.validators = ValidatorsPanel(path, notices)  # re-validation on every save
         self.scenario_editor = ScenarioEditor()
         self.scenario_editor.model_edits = self._model_edits
+        self.sweep = SweepController(self.store, notices, self)
+        self.sweep_view = SweepView(self.sweep)
 
     def _lay_out(self) -> None:
         central = QWidget()
@@ -136,7 +140,7 @@ class MainWindow(QMainWindow):
         page.addWidget(self.run_heading)
         page.addWidget(self.playback.bar)  # above the timeline while playing back
         page.addWidget(self.timeline, 1)
-        self.centre_tabs = CentreTabs(self, self.timeline_page, self.compare.view)
+        self.centre_tabs = CentreTabs(self, self.timeline_page, self.compare.view, self.sweep_view)
         layout.addWidget(self.centre_tabs, 1)
         self.setCentralWidget(central)
 
@@ -240,6 +244,10 @@ class MainWindow(QMainWindow):
         self.validators.runRequested.connect(library.select_run)
         self.validators.copySaved.connect(self._validators_copy_saved)
         self.scenario_editor.saved.connect(self._scenario_saved)
+        library.scenarioChosen.connect(self.sweep_view.set_scenario)
+        self.sweep.runsChanged.connect(self.note_runs)
+        self.sweep.armRunsShown.connect(library.show_only)
+        self.sweep.compareRequested.connect(self.compare_runs)
 
     # ---- intents ---------------------------------------------------------------------------
 
@@ -561,5 +569,6 @@ class MainWindow(QMainWindow):
             event.ignore()  # back to the editors: nothing is lost
             return
         self.runner.stop()  # the engine records it as cancelled if the loop gets to run
+        self.sweep.cancel()  # so do a sweep's runs in flight
         self.local_model.abandon()
         super().closeEvent(event)
