@@ -245,7 +245,7 @@ class MainWindow(QMainWindow):
         self.validators.copySaved.connect(self._validators_copy_saved)
         self.scenario_editor.saved.connect(self._scenario_saved)
         library.scenarioChosen.connect(self.sweep_view.set_scenario)
-        self.sweep.runsChanged.connect(self.note_runs)
+        self.sweep.runsChanged.connect(self._sweep_recorded)
         self.sweep.armRunsShown.connect(library.show_only)
         self.sweep.compareRequested.connect(self.compare_runs)
 
@@ -466,6 +466,13 @@ class MainWindow(QMainWindow):
     def _run_chosen(self, run_id: str) -> None:
         self.show_stored_run(run_id)
         self.playback.other_run_chosen(run_id)
+
+    def _sweep_recorded(self) -> None:
+        """A sweep's runs join the runs list; the tab in front stays (a selection kept across
+        the merge would otherwise bring the Timeline forward)."""
+        tab = self.centre_tabs.currentWidget()
+        self.note_runs()
+        self.centre_tabs.setCurrentWidget(tab)
 
     def _runs_selected(self) -> None:
         if len(self.library.selected_runs()) == 1:  # not while building a selection

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
@@ -120,11 +121,11 @@ class SweepCharts(QWidget):
         plot.addItem(pg.BarGraphItem(x=xs, height=rates, width=0.6, brush=pg.mkBrush(BAR)))
         plot.addItem(
             pg.ErrorBarItem(
-                x=pg.np.array(xs),
-                y=pg.np.array(rates),
+                x=np.array(xs),
+                y=np.array(rates),
                 beam=0.2,
-                top=pg.np.array([d[2] - d[0] for d in self.pass_data]),
-                bottom=pg.np.array([d[0] - d[1] for d in self.pass_data]),
+                top=np.array([d[2] - d[0] for d in self.pass_data]),
+                bottom=np.array([d[0] - d[1] for d in self.pass_data]),
                 pen=pg.mkPen("k", width=1.5),
             )
         )
@@ -174,6 +175,11 @@ class SweepCharts(QWidget):
         found = {k for a in arms for k in a.terminations}
         kinds = [k for k in order if k in found] + sorted(found - set(order))
         self.ends_data = {k: [a.terminations.get(k, 0) for a in arms] for k in kinds}
+        key = " ".join(  # the legend in the title: it never covers a bar
+            f"<span style='color:{TERMINATION_COLOURS.get(k, OTHER).name()}'>&#9632;</span> {k}"
+            for k in kinds
+        )
+        plot.setTitle(f"Why the runs ended<br>{key}" if kinds else "Why the runs ended", size="9pt")
         if not arms:
             return
         base = [0.0] * len(arms)

@@ -51,7 +51,7 @@ class SweepView(QWidget):
         self.vary = QPlainTextEdit(DEFAULT_VARY)
         self.vary.setObjectName("sweepVary")
         self.vary.setPlaceholderText("one field per line: SECTION.KEY=V1,V2 (as sweep --vary)")
-        self.vary.setMaximumHeight(72)
+        self.vary.setMaximumHeight(52)
         self.add_field = QComboBox()
         self.add_field.addItem("Vary a policy field…")
         self.add_field.addItems([s.name for s in field_specs(Policy)])
@@ -81,6 +81,8 @@ class SweepView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(24)
+        self.table.setMinimumHeight(24 * 5 + 6)  # the header and 4 arms without scrolling
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.doubleClicked.connect(lambda index: controller.show_arm(index.row()))
         self.show_runs = QPushButton("Show the arm's runs")
