@@ -53,7 +53,7 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
     plot.setMenuEnabled(False)
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
-    plot.setMinimumSize(220, 200)
+    plot.setMinimumSize(150, 180)
     return plot
 
 

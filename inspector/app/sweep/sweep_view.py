@@ -70,7 +70,10 @@ class SweepView(QWidget):
         self.progress_text = QLabel()
         self.stored = QComboBox()
         self.stored.setObjectName("storedSweeps")
-        self.stored.setMinimumContentsLength(28)
+        self.stored.setMinimumContentsLength(14)
+        self.stored.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.open_button = QPushButton("Open")
         self.open_button.clicked.connect(self._open)
 

@@ -59,12 +59,11 @@ def test_a_sweep_in_the_window(
     # Two arms' first runs go to the shell's Compare.
     asked: list[Any] = []
     monkeypatch.setattr(window.compare, "compare", asked.append)
-    view.table.selectRow(0)
-    view.table.selectionModel().select(
-        table.index(2, 0),
-        view.table.selectionModel().SelectionFlag.Select
-        | view.table.selectionModel().SelectionFlag.Rows,
-    )
+    selection = view.table.selectionModel()
+    flags = selection.SelectionFlag
+    selection.clearSelection()
+    for row in (0, 2):
+        selection.select(table.index(row, 0), flags.Select | flags.Rows)
     view.compare.click()
     assert asked == [[controller.arm_runs(0)[0], controller.arm_runs(2)[0]]]
 
