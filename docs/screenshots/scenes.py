@@ -150,6 +150,29 @@ async def scenes(window: MainWindow, out: Path, folder: Path) -> None:
     window.timeline.select_last()
     save_screenshot(window, out / "replay.png")
     print("wrote replay.png")
+    await sweep_scene(window, out)
+
+
+async def sweep_scene(window: MainWindow, out: Path) -> None:
+    """The Sweep tab after demo:sweep, 3 arms x 10, at 1400x900 and at 1024x700."""
+    window.library.select_scenario("demo:sweep")
+    window.centre_tabs.show_sweep()
+    view, controller = window.sweep_view, window.sweep
+    view.vary.setPlainText("policy.feedback_history=accumulate,latest,none")
+    view.repeat.setValue(10)
+    view.run_button.click()
+    while controller.running:
+        await asyncio.sleep(0.05)
+    view.table.selectRow(0)
+    await settle(window)
+    save_screenshot(window, out / "sweep.png")
+    print("wrote sweep.png")
+    size = window.size()
+    window.resize(1024, 700)
+    await settle(window)
+    save_screenshot(window, out / "sweep-1024.png")
+    print("wrote sweep-1024.png")
+    window.resize(size)
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
-"""The sweep use case behind ``sweep``, ``sweeps``, ``export SWEEP_ID`` and ``revalidate --sweep``
-(issue 15): builds the arms' scenarios, records every run against its slot, reads the report
-back. The statistics themselves are ``inspector.sweeps`` (pure, for a window too)."""
+"""The sweep commands: ``sweep``, ``sweeps``, ``export SWEEP_ID`` and ``revalidate --sweep``
+(issue 15) — printed lines and exit codes over the use case the window shares
+(``inspector/workflows/sweeps.py``); the statistics are ``inspector.sweeps``."""
 
 from __future__ import annotations
 
@@ -8,96 +8,47 @@ import argparse
 import asyncio
 import sys
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from pydantic import TypeAdapter
-
 from inspector.core.errors import ScenarioError
-from inspector.core.loop import Turn
-from inspector.core.provider import ProviderChunk
-from inspector.core.records import RunRecord, StepRequest
+from inspector.core.records import RunRecord
 from inspector.core.scenario import Scenario
-from inspector.sweeps.grid import run_seed
-from inspector.sweeps.model import RunFacts, SweepReport, SweepSpec
+from inspector.sweeps.model import SweepSpec
 from inspector.sweeps.report import build_report
-from inspector.sweeps.runner import Job, Progress, run_jobs
+from inspector.sweeps.runner import Job, Progress
+from inspector.workflows.sweeps import (
+    FACTS,
+    arm_scenarios,
+    is_sweep_id,
+    jobs_for,
+    new_sweep_id,
+    now_utc,
+    report_of,
+    run_sweep,
+    scenario_ref,
+)
+
+__all__ = [  # the shared use case's names the commands (and their tests) use from here
+    "FACTS",
+    "ProgressLine",
+    "arm_scenarios",
+    "execute",
+    "is_sweep_id",
+    "jobs_for",
+    "new_sweep_id",
+    "now_utc",
+    "report_of",
+    "say",
+    "scenario_ref",
+]
 
 if TYPE_CHECKING:
     import httpx
 
     from inspector.core.provider import Provider
-    from inspector.providers.http import KeyringGet
-    from inspector.store import Store, StoredSweep
-
-FACTS = TypeAdapter(list[RunFacts])  # one validation call for a sweep's rows
-SWEEP_PREFIX = "sw"  # "s" and "w" are no hex digits: a sweep id never prefixes a run id
-
-
-def new_sweep_id() -> str:
-    return SWEEP_PREFIX + uuid.uuid4().hex[:10]
-
-
-def is_sweep_id(text: str) -> bool:
-    return text.startswith(SWEEP_PREFIX)
-
-
-def scenario_ref(ref: str) -> str:
-    """What the spec keeps: ``demo:NAME`` as is, a path made absolute (``--resume`` from any
-    folder loads the same file)."""
-    from inspector.resources import DEMO_PREFIX
-
-    return ref if ref.startswith(DEMO_PREFIX) else str(Path(ref).resolve())
-
-
-class _NotCalled:
-    """A provider for checking that a turn builds (its python validators and tools load)."""
-
-    name = "check"
-
-    async def stream(self, request: StepRequest) -> AsyncIterator[ProviderChunk]:
-        raise AssertionError("never called")
-        yield  # pragma: no cover
-
-
-def arm_scenarios(spec: SweepSpec) -> list[Scenario]:
-    """Each arm's scenario, checked before any run starts: a bad grid is one line naming the
-    arm, the field and the value."""
-    from inspector.resources import resolve_scenario
-
-    scenarios = []
-    for arm in spec.arms:
-        try:
-            scenario = resolve_scenario(spec.scenario, [*spec.overrides, *arm.overrides])
-            Turn(scenario, _NotCalled())
-        except ScenarioError as exc:
-            raise ScenarioError(f"sweep: arm {arm.name!r}: {exc}") from None
-        scenarios.append(scenario)
-    names = [a.name for a in spec.arms]
-    if spec.baseline not in names:
-        raise ScenarioError(f"--baseline {spec.baseline!r}: no such arm (arms: {', '.join(names)})")
-    return scenarios
-
-
-def jobs_for(
-    spec: SweepSpec, scenarios: Sequence[Scenario], slots: Sequence[tuple[int, int]]
-) -> list[Job]:
-    """A job per slot; the scripted model's seed per run comes from the sweep's seed, and is
-    recorded as an override (and in the scenario the record keeps), so a replay draws alike."""
-    jobs = []
-    for arm, rep in slots:
-        scenario = scenarios[arm]
-        overrides = [*spec.overrides, *spec.arms[arm].overrides]
-        if scenario.model.provider == "scripted":
-            seed = run_seed(spec.seed, spec.arms[arm].name, rep)
-            model = scenario.model.model_copy(update={"seed": seed})
-            scenario = scenario.model_copy(update={"model": model})
-            overrides.append(f"model.seed={seed}")
-        jobs.append(Job(arm=arm, rep=rep, scenario=scenario, overrides=overrides))
-    return jobs
+    from inspector.store import Store
 
 
 class ProgressLine:
@@ -136,62 +87,9 @@ def execute(
 ) -> None:
     """Runs ``jobs`` recording each run against its slot. Ctrl+C: the runs in flight end
     ``cancelled``, the finished ones stay, and KeyboardInterrupt goes on to the caller."""
-    from inspector.providers.factory import build_provider
-
-    recorder = store.recorder()
-    keyring = _shared_keyring(jobs)
-
-    def build_shared(scenario: Scenario, client: httpx.AsyncClient | None) -> Provider:
-        return build_provider(scenario, client=client, keyring_get=keyring)
-
-    build = make_provider or build_shared
-
-    def on_start(job: Job, run_id: str) -> None:
-        store.add_sweep_run(sweep_id, run_id, job.arm, job.rep)
-
-    async def main() -> None:
-        client = _shared_client(jobs, spec.concurrency)
-        try:
-            await run_jobs(
-                jobs,
-                concurrency=spec.concurrency,
-                make_provider=lambda scenario: build(scenario, client),
-                sink=recorder,
-                on_start=on_start,
-                on_finish=progress,
-            )
-        finally:
-            if client is not None:
-                await client.aclose()
-
-    asyncio.run(main())
-
-
-def _shared_keyring(jobs: Sequence[Job]) -> KeyringGet | None:
-    if all(j.scenario.model.provider == "scripted" for j in jobs):
-        return None
-    from inspector.providers.pool import shared_keyring
-
-    return shared_keyring()
-
-
-def _shared_client(jobs: Sequence[Job], concurrency: int) -> httpx.AsyncClient | None:
-    http = next((j.scenario.model for j in jobs if j.scenario.model.provider != "scripted"), None)
-    if http is None:
-        return None  # scripted runs never load httpx
-    from inspector.providers.pool import shared_client
-
-    return shared_client(http, concurrency)
-
-
-def now_utc() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def report_of(store: Store, sweep: StoredSweep) -> SweepReport:
-    spec = SweepSpec.model_validate(sweep.spec)
-    facts = FACTS.validate_python(store.sweep_runs(sweep.sweep_id))
-    return build_report(sweep.sweep_id, sweep.created_at, spec, facts)
+    asyncio.run(
+        run_sweep(store, sweep_id, spec, jobs, progress=progress, make_provider=make_provider)
+    )
 
 
 def say(text: str) -> None:

@@ -89,6 +89,10 @@ async def run_jobs(
     async def worker() -> None:
         nonlocal stopping
         for job in pending:  # a shared iterator: each job is taken by one worker
+            # A turn that never waits (scripted, replayed) runs start to end in one step: without
+            # this, a worker would run all its jobs without the loop getting a turn — a window
+            # would not paint and a cancel would land only when every job was done.
+            await asyncio.sleep(0)
             if stopping:
                 return
             run_id = new_run_id()

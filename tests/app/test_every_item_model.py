@@ -19,6 +19,7 @@ from inspector.core.revalidate import Flip
 from inspector.reports.compare import compare_runs
 from tests.helpers.demo_events import demo_run, stored_run
 from tests.helpers.runs import run_summary
+from tests.helpers.sweeps import small_report
 
 
 def item_model_classes() -> dict[str, type[QAbstractItemModel]]:
@@ -76,9 +77,32 @@ def _runs(model: Any) -> None:
     model.set_runs([run_summary("b2"), run_summary("a1", "failed", replay_of="b2")])
 
 
+def _runs_filter() -> QAbstractItemModel:
+    from inspector.app.library.runs_filter import RunsFilter
+    from inspector.app.library.runs_item_model import RunsItemModel
+
+    return RunsFilter(RunsItemModel())
+
+
+def _runs_filtered(model: Any) -> None:
+    _runs(model.sourceModel())
+    model.set_only(["a1"])
+    model.set_only(None)
+
+
+def _arms(model: Any) -> None:
+    report = small_report()
+    model.set_report(report)
+    model.set_report(report)  # the same arms: rows updated in place
+    model.set_report(None)
+    model.set_report(report)
+
+
 FILLERS: dict[str, tuple[Callable[[], QAbstractItemModel] | None, list[Callable[[Any], None]]]] = {
     "inspector.app.library.runs_item_model.RunsItemModel": (None, [_runs]),
     "inspector.app.library.scenarios_item_model.ScenariosItemModel": (None, []),
+    "inspector.app.library.runs_filter.RunsFilter": (_runs_filter, [_runs_filtered]),
+    "inspector.app.sweep.arms_item_model.ArmsItemModel": (None, [_arms]),
     "inspector.app.timeline.timeline_item_model.TimelineItemModel": (
         None,
         [_timeline, _timeline_live],
@@ -90,6 +114,9 @@ FILLERS: dict[str, tuple[Callable[[], QAbstractItemModel] | None, list[Callable[
 
 
 def _make(name: str, cls: type[QAbstractItemModel]) -> QAbstractItemModel:
+    factory, _ = FILLERS[name]
+    if factory is not None:
+        return factory()
     if name.endswith("ScenariosItemModel"):
         return cls(["retry-feedback", "step-cap"])  # type: ignore[call-arg]
     return cls()

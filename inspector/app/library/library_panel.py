@@ -6,7 +6,6 @@ from __future__ import annotations
 from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.app.library.runs_filter import RunsFilter
 from inspector.app.library.runs_item_model import (
     RUN_ID_ROLE,
     SCENARIO,
@@ -60,8 +60,7 @@ class LibraryPanel(QSplitter):
         self.scenario_list.selectionModel().currentChanged.connect(self._scenario_changed)
 
         self.runs = RunsItemModel()
-        self.runs_filter = QSortFilterProxyModel(self)
-        self.runs_filter.setSourceModel(self.runs)
+        self.runs_filter = RunsFilter(self.runs, self)
         self.runs_filter.setFilterKeyColumn(-1)  # any column: status, scenario, reason, id
         self.runs_filter.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.filter_box = QLineEdit()
@@ -176,6 +175,15 @@ class LibraryPanel(QSplitter):
         """The run ids selected in the runs list, top to bottom (newest first)."""
         rows = self.run_list.selectionModel().selectedRows()
         return [str(i.data(RUN_ID_ROLE)) for i in sorted(rows, key=lambda i: i.row())]
+
+    def show_only(self, run_ids: list[str] | None) -> None:
+        """The runs list shows only these runs (a sweep arm's); None shows every run again."""
+        self.runs_filter.set_only(run_ids)
+        self.filter_box.setPlaceholderText(
+            "Filter runs: status, scenario, reason, id"
+            if run_ids is None
+            else f"Showing {len(run_ids)} run(s) of a sweep arm; the Sweep tab shows all again"
+        )
 
     def add_run_action(self, action: QAction) -> None:
         """Adds ``action`` to the runs list's context menu (it acts on the selected runs)."""

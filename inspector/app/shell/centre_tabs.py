@@ -1,4 +1,5 @@
-"""The centre of the window: the "Timeline" page and the "Compare" tab. While Compare is in front,
+"""The centre of the window: the "Timeline" page, the "Compare" and "Sweep" tabs. While Compare
+(or Sweep) is in front,
 the docks on the right are put away (they show one run's step, not the comparison) so that 2–4
 columns of request lines get the window's width; they come back with the Timeline tab."""
 
@@ -9,7 +10,9 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QWidget
 
 
 class CentreTabs(QTabWidget):
-    def __init__(self, window: QMainWindow, timeline_page: QWidget, compare: QWidget) -> None:
+    def __init__(
+        self, window: QMainWindow, timeline_page: QWidget, compare: QWidget, sweep: QWidget
+    ) -> None:
         super().__init__()
         self.setObjectName("centreTabs")
         self.setDocumentMode(True)
@@ -19,17 +22,22 @@ class CentreTabs(QTabWidget):
         self._put_away: tuple[list[QDockWidget], list[QDockWidget]] | None = None
         self.addTab(timeline_page, "Timeline")
         self.addTab(compare, "Compare")
+        self.sweep_page = sweep
+        self.addTab(sweep, "Sweep")
         self.currentChanged.connect(self._tab_changed)
 
     def show_timeline(self) -> None:
         self.setCurrentWidget(self.timeline_page)
+
+    def show_sweep(self) -> None:
+        self.setCurrentWidget(self.sweep_page)
 
     def show_compare(self) -> None:
         self.setCurrentWidget(self.compare_page)
 
     def _tab_changed(self, _index: int) -> None:
         window = self._window
-        if self.currentWidget() is self.compare_page:
+        if self.currentWidget() in (self.compare_page, self.sweep_page):
             if self._put_away is None:
                 right = Qt.DockWidgetArea.RightDockWidgetArea
                 docks = [

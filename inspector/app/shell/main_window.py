@@ -54,6 +54,8 @@ from inspector.app.shell.provider_settings import ProviderSettingsDialog
 from inspector.app.shell.run_status import RunStatus
 from inspector.app.shell.unsaved_edits import ask_discard, unsaved_edits
 from inspector.app.shell.welcome import FIRST_DEMO, WelcomePanel
+from inspector.app.sweep.sweep_controller import SweepController
+from inspector.app.sweep.sweep_view import SweepView
 from inspector.app.timeline.timeline_view import TimelineView
 from inspector.app.validators.validators_panel import ValidatorsPanel
 from inspector.app.widgets.icons import app_icon
@@ -142,6 +144,8 @@ class MainWindow(QMainWindow):
         self.proxy = ProxyController(path, notices, self)
         self.formats = FormatsController(path, notices, focus.shown_run_id, self)
         self.store_watch = StoreWatch(self.store.data_version, self)  # runs from elsewhere
+        self.sweep = SweepController(self.store, notices, self)
+        self.sweep_view = SweepView(self.sweep)
 
     def _lay_out(self) -> None:
         central = QWidget()
@@ -155,7 +159,7 @@ class MainWindow(QMainWindow):
         page.addWidget(self.run_heading)
         page.addWidget(self.playback.bar)  # above the timeline while playing back
         page.addWidget(self.timeline, 1)
-        self.centre_tabs = CentreTabs(self, self.timeline_page, self.compare.view)
+        self.centre_tabs = CentreTabs(self, self.timeline_page, self.compare.view, self.sweep_view)
         layout.addWidget(self.centre_tabs, 1)
         self.setCentralWidget(central)
 
@@ -265,6 +269,10 @@ class MainWindow(QMainWindow):
         self.proxy.urlChanged.connect(self.store_watch.check)  # its first run soon after
         self.formats.runImported.connect(self._run_imported)
         self.formats.openRequested.connect(library.select_scenario)
+        library.scenarioChosen.connect(self.sweep_view.set_scenario)
+        self.sweep.runsChanged.connect(self._sweep_recorded)
+        self.sweep.armRunsShown.connect(library.show_only)
+        self.sweep.compareRequested.connect(self.compare_runs)
 
     # ---- intents ---------------------------------------------------------------------------
 
@@ -519,6 +527,13 @@ class MainWindow(QMainWindow):
         self.show_stored_run(run_id)
         self.playback.other_run_chosen(run_id)
 
+    def _sweep_recorded(self) -> None:
+        """A sweep's runs join the runs list; the tab in front stays (a selection kept across
+        the merge would otherwise bring the Timeline forward)."""
+        tab = self.centre_tabs.currentWidget()
+        self.note_runs()
+        self.centre_tabs.setCurrentWidget(tab)
+
     def _runs_selected(self) -> None:
         if len(self.library.selected_runs()) == 1:  # not while building a selection
             self.compare.show_timeline()
@@ -625,5 +640,6 @@ class MainWindow(QMainWindow):
         self.runner.stop()  # the engine records it as cancelled if the loop gets to run
         self.store_watch.stop()
         self.proxy.stop()  # its open runs are ended if the loop gets to run
+        self.sweep.cancel()  # so do a sweep's runs in flight
         self.local_model.abandon()
         super().closeEvent(event)
