@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 # Steps whose response is whole: what the loop judged.
-_JUDGED_STATUSES = frozenset({"success", "empty", "failed_validation"})
+_JUDGED_STATUSES = frozenset({"success", "empty", "failed_validation", "validator_error"})
 
 
 class _Model(BaseModel):

@@ -30,3 +30,17 @@ def test_forced_label_is_spelled_from_the_timeline_markers() -> None:
     assert forced_label(pinned) == "forced: final_answer pinned"
     assert [label for label, _ in forced_markers(pinned)] == ["final_answer pinned"]
     assert forced_label(None) == ""
+
+
+def test_outcome_never_repeats_itself() -> None:
+    assert outcome("cancelled", "cancelled") == "cancelled"
+    assert outcome("succeeded", "stop") == "succeeded"
+    assert outcome("succeeded", "validator_stop") == "succeeded (validator stop)"
+    assert outcome("error", "validator_error") == "error (validator error)"
+
+
+def test_a_fallback_outcome_names_what_it_replaced() -> None:
+    assert outcome("fallback", "fallback", "validator_exhausted") == (
+        "fallback (after validator exhausted)"
+    )
+    assert outcome("fallback", "fallback") == "fallback"
