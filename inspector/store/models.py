@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import json
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from inspector.core.errors import InspectorError
 from inspector.core.events import Event
@@ -29,6 +31,13 @@ class RunSummary(BaseModel):
     replay_of: str | None
     provider: str
     model: str
+    # The run's --set overrides (from its header): what differs from the scenario as written.
+    overrides: list[str] = Field(default_factory=list)
+
+    @field_validator("overrides", mode="before")
+    @classmethod
+    def _from_json(cls, value: object) -> object:
+        return json.loads(value) if isinstance(value, str) else value
 
 
 class StoredEvent(BaseModel):

@@ -34,7 +34,8 @@ from inspector.store.writer import RUNNING
 
 _SUMMARY_COLUMNS = (
     "run_id, scenario, status, termination, started_at, duration_ms, steps, input_tokens,"
-    " output_tokens, replay_of, provider, model"
+    " output_tokens, replay_of, provider, model,"
+    " COALESCE(json_extract(header, '$.overrides'), '[]') AS overrides"
 )
 INTERRUPTED_RUN_MESSAGE = "the process recording this run died before the run finished"
 
@@ -74,11 +75,9 @@ def summaries(
     if limit is not None:
         sql += " LIMIT ?"
         params_.append(max(limit, 0))
-    names = [c.strip() for c in _SUMMARY_COLUMNS.split(",")]
-    return [
-        RunSummary.model_validate(dict(zip(names, row, strict=True)))
-        for row in conn.execute(sql, params_)
-    ]
+    cursor = conn.execute(sql, params_)
+    names = [d[0] for d in cursor.description]
+    return [RunSummary.model_validate(dict(zip(names, row, strict=True))) for row in cursor]
 
 
 def resolve(conn: sqlite3.Connection, path: Path, run_id: str) -> str:

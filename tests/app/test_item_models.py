@@ -90,7 +90,10 @@ def test_runs_merge_the_newest_in_place(qtmodeltester: ModelTester) -> None:
 
 def test_run_cells_text() -> None:
     cells = run_cells(_summary("a1"))
-    assert cells[3:] == ("4", "370 → 84", "1.5 s", "a1")
+    assert cells[2] == ""  # the scenario as written
+    assert cells[4:] == ("4", "370 → 84", "1.5 s", "a1")
+    replay = run_cells(_summary("a2", replay_of="a1", overrides=["policy.max_attempts=1"]))
+    assert replay[1:3] == ("↻ retry-feedback", "max_attempts=1 · replay of a1")
     assert duration_text(12.4) == "12 ms"
 
 
@@ -116,3 +119,11 @@ def test_scenarios_item_model(qtmodeltester: ModelTester, tmp_path: Path) -> Non
     assert model.ensure("demo:step-cap") == 2
     assert model.ensure("demo:nope") == -1
     assert not model.index(2).data(Qt.ItemDataRole.DecorationRole).isNull()
+
+
+def test_a_runs_tooltip_lists_its_overrides(qtmodeltester: ModelTester) -> None:
+    model = RunsItemModel()
+    model.set_runs([_summary("a1", overrides=["policy.max_attempts=1", "model.temperature=0.5"])])
+    qtmodeltester.check(model)
+    tip = model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.endswith("\n--set policy.max_attempts=1\n--set model.temperature=0.5")
