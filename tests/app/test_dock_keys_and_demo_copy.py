@@ -9,9 +9,11 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from inspector.app.library.library_panel import LibraryPanel
 from inspector.app.shell.dock_actions import DOCK_ORDER
 from inspector.app.shell.main_window import MainWindow
 from inspector.resources import demo_path
+from inspector.store import RunSummary
 
 
 def _in_front(window: MainWindow, name: str) -> bool:
@@ -57,3 +59,34 @@ def test_edit_a_copy_of_a_demo_opens_the_copy(
     window.actions_by_id["edit_copy"].trigger()
     assert "Choose a built-in demo first" in window.message_bar.text.text()
     assert not (tmp_path / "mine" / "step-cap-2").exists()
+
+
+def _summary(run_id: str, started_at: str) -> RunSummary:
+    return RunSummary(
+        run_id=run_id,
+        scenario="sms",
+        status="succeeded",
+        termination="stop",
+        started_at=started_at,
+        duration_ms=1.0,
+        steps=1,
+        input_tokens=1,
+        output_tokens=1,
+        replay_of=None,
+        provider="scripted",
+        model="demo",
+    )
+
+
+def test_down_in_the_runs_filter_enters_the_list(qtbot: QtBot) -> None:
+    panel = LibraryPanel(["retry-feedback"])
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_runs([_summary("b2", "2026-01-02T00:00:00"), _summary("a1", "2026-01-01T00:00:00")])
+    panel.filter_box.setFocus()
+    qtbot.waitUntil(panel.filter_box.hasFocus)
+    with qtbot.waitSignal(panel.runChosen) as chosen:
+        qtbot.keyClick(panel.filter_box, Qt.Key.Key_Down)
+    assert chosen.args == ["b2"]  # the newest, the first row
+    assert panel.run_list.hasFocus()
