@@ -32,6 +32,15 @@ def outcome(status: str, termination: str | None, fallback_trigger: str | None =
     return f"{status} ({words(termination)})"
 
 
+def missing_text(step: Step) -> str:
+    """What a step's empty Text box says: "nothing yet" only while the step streams."""
+    if step.status == "pending":
+        return "Text: nothing yet"
+    if step.response is not None and step.response.tool_calls:
+        return "Text: none — the model answered with tool calls only"
+    return "Text: none"
+
+
 def step_note(step: Step) -> str:
     """A sentence a step's status needs beside it ("" when none): a ``validator_error`` step was
     rejected by broken validators only — the model did not fail."""
