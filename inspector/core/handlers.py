@@ -189,10 +189,10 @@ async def hand_over(
     )
 
 
-def stopped_on_work(verdicts: Sequence[Verdict], text: str) -> Finished:
+def stopped_on_work(verdicts: Sequence[Verdict], text: str, *, ok: bool) -> Finished:
     """``ctx.stop()`` from an ``every_step`` validator on a tool-call step: the turn succeeds
-    only when every verdict passed and the step has text to keep as the output."""
-    ok = all(v.ok for v in verdicts)
+    only when the verdicts accept the step (``ok``: ``verdict_policy.decide``, so an ignored
+    validator error does not block it) and the step has text to keep as the output."""
     if ok and text.strip():
         return Finished("succeeded", "validator_stop", output=text)
     reason = reasons(verdicts) if not ok else "stopped before any output"

@@ -343,8 +343,8 @@ class Turn:
             self.emit(VerdictsReady(run_id=self.run_id, index=step.index, verdicts=verdicts))
             step = step.model_copy(update={"verdicts": verdicts})
             if ctx.stopped:  # the pending tool calls are not run
-                end = stopped_on_work(verdicts, response.text)
                 accepted = decide(verdicts, self.policy.on_validator_error) == "accept"
+                end = stopped_on_work(verdicts, response.text, ok=accepted)
                 status = "success" if accepted else "failed_validation"
                 update = {"status": status, "tool_results": not_executed(calls, SKIPPED_BY_STOP)}
                 self._finish_step(step.model_copy(update=update))
