@@ -19,6 +19,7 @@ PRESETS_ENV = "AGENT_INSPECTOR_PRESETS"  # the folder of user policy presets
 LOCAL_MODEL_DIR_ENV = "AGENT_INSPECTOR_LOCAL_MODEL_DIR"  # the local model, its state file and log
 LOCAL_MODEL_ENV = "AGENT_INSPECTOR_LOCAL_MODEL"  # another .gguf to serve instead
 PROXY_SETTINGS_ENV = "AGENT_INSPECTOR_PROXY_SETTINGS"  # the window's proxy port and upstreams
+SCENARIOS_ENV = "AGENT_INSPECTOR_SCENARIOS"  # the folder "Edit a copy" puts demo copies in
 
 
 def _override(name: str) -> Path | None:
@@ -49,6 +50,11 @@ def resolve_db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
 def presets_dir() -> Path:
     """Where user policy presets are saved (only saving creates it)."""
     return _override(PRESETS_ENV) or user_config_dir() / "presets"
+
+
+def user_scenarios_dir() -> Path:
+    """Where copies of demos are made for editing (only copying creates it)."""
+    return _override(SCENARIOS_ENV) or user_data_dir() / "scenarios"
 
 
 def local_model_home() -> Path:

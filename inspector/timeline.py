@@ -10,7 +10,7 @@ from typing import TextIO
 
 from inspector.core.events import Event, RunFinished, RunStarted, StepFinished
 from inspector.core.records import RunRecord, Step, step_kind
-from inspector.reports.labels import forced_markers, why_ended
+from inspector.reports.labels import forced_markers, outcome, step_note
 
 
 def _clip(text: str, width: int) -> str:
@@ -88,9 +88,9 @@ def captured_lines(step: Step) -> list[str]:
 
 def summary_lines(record: RunRecord) -> list[str]:
     b = record.budgets
-    why = why_ended(record.termination, record.fallback_trigger)
+    ended = outcome(record.status, record.termination, record.fallback_trigger)
     lines = [
-        f"{record.status} ({why}) · attempts {b.attempts_used}/{b.max_attempts}"
+        f"{ended} · attempts {b.attempts_used}/{b.max_attempts}"
         f" · steps {b.steps_used}/{b.max_steps} · tokens in {record.usage.input_tokens}"
         f" / out {record.usage.output_tokens} · {record.duration_ms:.0f} ms",
     ]
@@ -114,6 +114,8 @@ class TimelinePrinter:
         elif isinstance(event, StepFinished):
             step = event.step
             self._write(step_line(step))
+            if note := step_note(step):
+                self._write(f"       ↳ {note}")
             for line in captured_lines(step):
                 self._write(line)
             for message in step.feedback:

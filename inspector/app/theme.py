@@ -14,6 +14,7 @@ STATUS_COLOURS: dict[str, tuple[str, str]] = {
     "failed_validation": ("#c53030", "#fc8181"),
     "fail": ("#c53030", "#fc8181"),
     "error": ("#c05621", "#f6ad55"),
+    "validator_error": ("#c05621", "#f6ad55"),  # a broken validator: the error colour
     "empty": ("#b7791f", "#ecc94b"),
     "pending": ("#2b6cb0", "#63b3ed"),
     "cancelled": ("#718096", "#a0aec0"),

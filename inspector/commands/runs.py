@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from inspector.commands import add_db_argument, open_store_for_reading
+from inspector.reports.run_differences import differences
 
 if TYPE_CHECKING:
     from inspector.store import RunSummary
@@ -23,6 +24,7 @@ COLUMNS = (
     "steps",
     "tokens",
     "replay_of",
+    "differs",
 )
 NUMERIC = {"steps", "tokens"}
 
@@ -57,6 +59,8 @@ def row(summary: RunSummary) -> dict[str, str]:
         "steps": str(summary.steps),
         "tokens": f"{summary.input_tokens}+{summary.output_tokens}",
         "replay_of": summary.replay_of or "-",
+        # The overrides only: replay_of has its own column here.
+        "differs": differences(summary.overrides, None) or "-",
     }
 
 

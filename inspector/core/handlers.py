@@ -13,6 +13,7 @@ from inspector.core.messages import Message, ToolCall
 from inspector.core.policy import Policy
 from inspector.core.records import RunError, RunStatus, Step, Termination, ToolResult, Verdict
 from inspector.core.schema import schema_errors
+from inspector.core.verdict_policy import broken_message
 from inspector.core.worker import pool
 from inspector.core.worker.contexts import FallbackContext
 from inspector.core.worker.protocol import Reply, Target
@@ -120,9 +121,13 @@ def after_rejection(
     (``trigger``: validator_exhausted, empty_final or refusal), the last allowed step."""
     if stopped:
         return "validator_stop", reasons(verdicts)
+    if trigger == "validator_error" and policy.on_validator_error == "fail":
+        return trigger, broken_message(verdicts)
     if trigger == "refusal" and policy.on_refusal != "retry":
         return "refusal", refusal or "refused"
     if attempt >= policy.max_attempts:
+        if trigger == "validator_error":
+            return trigger, broken_message(verdicts)
         return trigger, exhausted_message(attempt, verdicts)
     if index >= policy.max_steps:
         return "step_cap", cap_message(policy.max_steps)
@@ -164,6 +169,9 @@ async def hand_over(
     """How the matching handler ends the turn: ``failed`` with the reason (``raise``), the
     fallback (``fallback_function(ctx)`` when there is one, else ``policy.fallback``), or
     ``error`` / ``InvalidFallback`` when that value cannot be an output."""
+    if trigger == "validator_error":
+        # Something broke, not the model: no fallback hides it (docs/engine.md).
+        return Finished("error", trigger, error=RunError(type="ValidatorError", message=message))
     if choose_handler(trigger, policy) == "raise":
         return Finished(
             "failed", trigger, error=RunError(type=failure_kind(trigger), message=message)
@@ -181,10 +189,10 @@ async def hand_over(
     )
 
 
-def stopped_on_work(verdicts: Sequence[Verdict], text: str) -> Finished:
+def stopped_on_work(verdicts: Sequence[Verdict], text: str, *, ok: bool) -> Finished:
     """``ctx.stop()`` from an ``every_step`` validator on a tool-call step: the turn succeeds
-    only when every verdict passed and the step has text to keep as the output."""
-    ok = all(v.ok for v in verdicts)
+    only when the verdicts accept the step (``ok``: ``verdict_policy.decide``, so an ignored
+    validator error does not block it) and the step has text to keep as the output."""
     if ok and text.strip():
         return Finished("succeeded", "validator_stop", output=text)
     reason = reasons(verdicts) if not ok else "stopped before any output"

@@ -20,6 +20,7 @@ from inspector.core.messages import Message, ToolCall, assistant, tool_result
 from inspector.core.output import final_tool_name
 from inspector.core.policy import Policy
 from inspector.core.records import Verdict
+from inspector.core.verdict_policy import blames_model, broken
 from inspector.core.worker import pool
 from inspector.core.worker.contexts import FeedbackContext
 from inspector.core.worker.protocol import Target
@@ -206,6 +207,10 @@ class Conversation:
         """Takes in the candidate rejected on step ``index`` (which saw ``messages``); returns
         the feedback for the next attempt: the messages past what the model saw (the step's
         ``feedback``). Raises ``HookError`` when a custom builder breaks."""
+        if not blames_model(verdicts) and broken(verdicts):
+            # Only broken validators objected (on_validator_error = "retry"): the model is not
+            # told it failed; the attempt is sampled again from the same history.
+            return []
         text = feedback_text(verdicts)
         block = failed_attempt(attempt, candidate, judged_call, text, self.policy, self.tool_names)
         if self.builder is None:

@@ -66,6 +66,7 @@ from inspector.core.streaming import OpenStep, consume
 from inspector.core.tools import RecordedResults, ToolBox
 from inspector.core.transcript import settle_failed_attempt
 from inspector.core.validators import ValidationContext, compile_validators, judge_all
+from inspector.core.verdict_policy import decide
 from inspector.core.worker import pool
 from inspector.core.worker.contexts import FallbackContext
 from inspector.core.worker.protocol import Target
@@ -342,8 +343,9 @@ class Turn:
             self.emit(VerdictsReady(run_id=self.run_id, index=step.index, verdicts=verdicts))
             step = step.model_copy(update={"verdicts": verdicts})
             if ctx.stopped:  # the pending tool calls are not run
-                end = stopped_on_work(verdicts, response.text)
-                status = "success" if all(v.ok for v in verdicts) else "failed_validation"
+                accepted = decide(verdicts, self.policy.on_validator_error) == "accept"
+                end = stopped_on_work(verdicts, response.text, ok=accepted)
+                status = "success" if accepted else "failed_validation"
                 update = {"status": status, "tool_results": not_executed(calls, SKIPPED_BY_STOP)}
                 self._finish_step(step.model_copy(update=update))
                 if end.status == "succeeded":
@@ -396,7 +398,8 @@ class Turn:
         beside = [c for c in response.tool_calls if c.name != self.plan.final_tool_name]
         skipped = not_executed(beside, SKIPPED_BESIDE_FINAL)
         step = step.model_copy(update={"verdicts": verdicts, "tool_results": skipped})
-        if all(v.ok for v in verdicts):
+        decision = decide(verdicts, self.policy.on_validator_error)
+        if decision == "accept":
             self.transcript.append(assistant(output_as_text(candidate.value)))
             self._finish_step(step)
             raise Finished(
@@ -404,9 +407,8 @@ class Turn:
             )
         # Only a final-answer reply has tool calls here (with them, a reply is a work step).
         message = assistant(response.text or None, tuple(response.tool_calls))
-        await self._reject(
-            step, message, candidate.final_call, verdicts, "validator_exhausted", stopped=stopped
-        )
+        trigger: Termination = "validator_exhausted" if decision == "reject" else "validator_error"
+        await self._reject(step, message, candidate.final_call, verdicts, trigger, stopped=stopped)
 
     async def _empty(self, step: Step) -> None:
         """B4: an empty final reply is a first-class step, always finalized."""
@@ -434,6 +436,8 @@ class Turn:
         or a handler that ends the turn — then the attempt is settled: cleared only when a retry
         or a fallback replaces it, otherwise kept in the transcript as what the user saw last."""
         status = "empty" if step.status == "empty" else "failed_validation"
+        if trigger == "validator_error":
+            status = "validator_error"
         step = step.model_copy(update={"status": status, "verdicts": verdicts})
         self.last_verdicts = verdicts
         shown = None

@@ -15,6 +15,7 @@ OnInvalidOutput = Literal["raise", "fallback"]
 OnEmptyFinal = Literal["finalize", "retry", "error"]
 OnStepCap = Literal["raise", "fallback"]
 OnRefusal = Literal["raise", "retry", "fallback"]
+OnValidatorError = Literal["fail", "retry", "ignore"]
 
 # Sane bounds (docs/engine.md "Values"): counts fit SQLite and Qt's spin boxes; a time limit is
 # finite — `regex` treats an infinite timeout as already expired.
@@ -81,6 +82,11 @@ class Policy(BaseModel):
     )
     on_step_cap: OnStepCap = Field("raise", description="When max_steps is reached.")
     on_refusal: OnRefusal = Field("raise", description="When the model refuses.")
+    on_validator_error: OnValidatorError = Field(
+        "fail",
+        description="A validator that raises or times out: end the turn (error), retry without "
+        "feedback, or ignore its verdict.",
+    )
     validator_timeout_s: float = Field(
         5.0,
         gt=0,

@@ -20,6 +20,7 @@ Termination = Literal[
     "empty_final",
     "fallback",
     "validator_stop",
+    "validator_error",  # a validator raised or timed out (policy.on_validator_error = "fail")
     "provider_error",
     "cancelled",
 ]
@@ -28,6 +29,7 @@ StepStatus = Literal[
     "success",
     "empty",
     "failed_validation",
+    "validator_error",  # judged only by validators that broke: not the model's failure
     "error",
     "cancelled",
     "interrupted",

@@ -4,8 +4,9 @@ A step is re-judged the way the loop judged it (``docs/engine.md``): a step that
 whole response, not a refusal, not empty; its candidate read with the scenario's output plan
 (an output that fails the schema keeps its ``output`` verdict — user validators never see it);
 a tool-call step only by ``when = "every_step"`` validators. The verdicts are compared with the
-recorded ones by validator name: a *flip* is a validator whose status changed on a step (or that
-judged it on one side only).
+recorded ones by validator name: a *flip* is a validator whose status changed on a step; one
+that judges a step only now (a newly added validator) gives a *new verdict*, one that judged it
+only then (a removed validator) a *dropped verdict* — neither is a flip.
 
 The validators are the scenario's (python files read afresh from disk, so an edited
 ``validators.py`` shows its effect), a replacement ``[[validators]]`` list from a TOML file, or
@@ -53,7 +54,7 @@ __all__ = [
 ]
 
 # Steps whose response is whole: what the loop judged.
-_JUDGED_STATUSES = frozenset({"success", "empty", "failed_validation"})
+_JUDGED_STATUSES = frozenset({"success", "empty", "failed_validation", "validator_error"})
 
 
 class _Model(BaseModel):
@@ -73,13 +74,20 @@ class Flip(_Model):
     before: VerdictStatus | None  # None: the validator did not judge this step then / now
     after: VerdictStatus | None
 
+    @property
+    def kind(self) -> str:
+        """``flip`` (the status changed), ``new`` (judged only now) or ``dropped`` (only then)."""
+        return "new" if self.before is None else "dropped" if self.after is None else "flip"
+
 
 class Revalidation(_Model):
     """DESIGN §5 ``{run_id, verdicts, flips}``, plus what the verdicts mean for the turn."""
 
     run_id: str
     verdicts: list[StepVerdict] = Field(default_factory=list)
-    flips: list[Flip] = Field(default_factory=list)
+    flips: list[Flip] = Field(default_factory=list)  # before and after both known, and differ
+    new_verdicts: list[Flip] = Field(default_factory=list)  # before is None: a new validator
+    dropped_verdicts: list[Flip] = Field(default_factory=list)  # after is None: one removed
     scenario: str = ""
     outputs: int = 0  # candidate outputs re-judged
     accepted_before: int | None = None  # the first step whose recorded verdicts all passed
@@ -257,7 +265,7 @@ async def revalidate(
     # Plain dicts, validated into the result once at the end: building one pydantic object per
     # verdict (even with model_construct) cost more than judging it (bench/replay.py).
     verdicts: list[dict[str, Any]] = []
-    flips: list[Flip] = []
+    changes: list[Flip] = []
     outputs = 0
     accepted_before: int | None = None
     accepted_after: int | None = None
@@ -265,7 +273,7 @@ async def revalidate(
         step, new = j.step, j.verdicts
         where = {"step": step.index, "attempt": step.attempt}
         verdicts += [{**v.__dict__, **where} for v in new]
-        flips += _flips(step.index, step.verdicts, new)
+        changes += _flips(step.index, step.verdicts, new)
         if j.is_candidate:
             outputs += 1
             if accepted_before is None and _accepted(step.verdicts):
@@ -276,7 +284,9 @@ async def revalidate(
         {
             "run_id": record.run_id,
             "verdicts": verdicts,
-            "flips": flips,
+            "flips": [c for c in changes if c.kind == "flip"],
+            "new_verdicts": [c for c in changes if c.kind == "new"],
+            "dropped_verdicts": [c for c in changes if c.kind == "dropped"],
             "scenario": record.scenario,
             "outputs": outputs,
             "accepted_before": accepted_before,

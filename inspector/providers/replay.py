@@ -43,7 +43,7 @@ from inspector.providers.scripted import ScriptedProvider
 __all__ = ["ANSWERING_STATUSES", "ReplayProvider", "replay_turn"]
 
 # The step statuses whose response is whole (an "error" step keeps only the text received).
-ANSWERING_STATUSES = frozenset({"success", "empty", "failed_validation"})
+ANSWERING_STATUSES = frozenset({"success", "empty", "failed_validation", "validator_error"})
 
 
 class ReplayProvider:

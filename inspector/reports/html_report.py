@@ -22,7 +22,7 @@ from inspector.core.records import RunRecord, Step
 from inspector.core.shared_list import common_prefix
 from inspector.reports import EXPORT_VERSION
 from inspector.reports.jsonl_requests import RequestDeltas
-from inspector.reports.labels import forced_label, step_kind, why_ended
+from inspector.reports.labels import forced_label, step_kind, step_note, why_ended
 from inspector.reports.redact import redacted, scrub_keys
 
 TEMPLATE = "run_report.html.j2"
@@ -55,6 +55,7 @@ def report_context(record: RunRecord) -> dict[str, Any]:
         )
         data["raw"] = redacted(raw_deltas.raw(step.index, step.raw))
         data["kind"] = step_kind(step)
+        data["note"] = step_note(step)
         data["forced_label"] = forced_label(step.forced)
         data["repeated"] = repeated
         data["message_count"] = len(step.request.messages)
@@ -93,7 +94,9 @@ def attempt_groups(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for attempt, members in groupby(steps, key=lambda s: s["attempt"]):
         listed = list(members)
         last = listed[-1]
-        rejected = last["status"] in ("failed_validation", "empty") or last["cleared"]
+        rejected = (
+            last["status"] in ("failed_validation", "validator_error", "empty") or last["cleared"]
+        )
         groups.append(
             {"attempt": attempt, "steps": listed, "outcome": "rejected" if rejected else "kept"}
         )

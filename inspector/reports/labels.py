@@ -21,9 +21,32 @@ def why_ended(termination: str | None, fallback_trigger: str | None = None) -> s
     return str(termination or "")
 
 
-def outcome(status: str, termination: str | None) -> str:
-    """``failed (step cap)``: the status and, when known, what ended the run."""
-    return status + (f" ({words(termination)})" if termination else "")
+def outcome(status: str, termination: str | None, fallback_trigger: str | None = None) -> str:
+    """``failed (step cap)``: the status and, when it adds something, what ended the run —
+    never ``cancelled (cancelled)`` or ``succeeded (stop)``; a fallback names what it replaced:
+    ``fallback (after validator exhausted)``."""
+    if status == "fallback":
+        return f"fallback (after {words(fallback_trigger)})" if fallback_trigger else status
+    if not termination or termination == status or (status, termination) == ("succeeded", "stop"):
+        return status
+    return f"{status} ({words(termination)})"
+
+
+def missing_text(step: Step) -> str:
+    """What a step's empty Text box says: "nothing yet" only while the step streams."""
+    if step.status == "pending":
+        return "Text: nothing yet"
+    if step.response is not None and step.response.tool_calls:
+        return "Text: none — the model answered with tool calls only"
+    return "Text: none"
+
+
+def step_note(step: Step) -> str:
+    """A sentence a step's status needs beside it ("" when none): a ``validator_error`` step was
+    rejected by broken validators only — the model did not fail."""
+    if step.status == "validator_error":
+        return "a validator broke (raised or timed out): not the model's failure, no feedback"
+    return ""
 
 
 def step_kind(step: Step) -> str:

@@ -35,6 +35,17 @@ def format_result(result: Revalidation) -> str:
             lines.append(f"  #{f.step} {f.validator}: {f.before or '-'} → {f.after or '-'}")
     else:
         lines.append("no verdict flips")
+    # A validator judging a step on one side only is not a flip: nothing changed its mind.
+    for title, changes in (
+        (
+            "new verdict(s), from validators that did not judge these steps before",
+            result.new_verdicts,
+        ),
+        ("dropped verdict(s), from validators no longer run", result.dropped_verdicts),
+    ):
+        if changes:
+            lines.append(f"{len(changes)} {title}:")
+            lines += [f"  #{c.step} {c.validator}: {c.before or c.after}" for c in changes]
     lines.append(
         f"accepted output: {accepted_text(result.accepted_before)} as recorded, "
         f"{accepted_text(result.accepted_after)} now"

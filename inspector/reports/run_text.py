@@ -19,7 +19,7 @@ def run_title(run: LiveRun) -> str:
     if record is None:
         parts.append("running…")
     else:
-        ended = outcome(record.status, record.termination)
+        ended = outcome(record.status, record.termination, record.fallback_trigger)
         steps, attempts = len(record.steps), record.budgets.attempts_used
         parts += [
             ended,
@@ -45,7 +45,9 @@ def record_problem(record: RunRecord) -> str | None:
     """What to tell the user about a finished run that did not succeed (None: nothing)."""
     if record.status in ("succeeded", "fallback"):
         return None
-    text = f"Run {record.run_id} {outcome(record.status, record.termination)}"
+    text = (
+        f"Run {record.run_id} {outcome(record.status, record.termination, record.fallback_trigger)}"
+    )
     return f"{text}: {record.error.message}" if record.error else text
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import json
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from inspector.core.errors import InspectorError
 from inspector.core.events import Event
@@ -31,6 +33,13 @@ class RunSummary(BaseModel):
     model: str
     # "proxy" for a run recorded by the recording proxy (the window's badge); absent otherwise.
     via: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # The run's --set overrides (from its header): what differs from the scenario as written.
+    overrides: list[str] = Field(default_factory=list)
+
+    @field_validator("overrides", mode="before")
+    @classmethod
+    def _from_json(cls, value: object) -> object:
+        return json.loads(value) if isinstance(value, str) else value
 
 
 class StoredEvent(BaseModel):

@@ -46,7 +46,8 @@ from inspector.store.writer import RUNNING
 
 _SUMMARY_COLUMNS = (
     "run_id, scenario, status, termination, started_at, duration_ms, steps, input_tokens,"
-    " output_tokens, replay_of, provider, model"
+    " output_tokens, replay_of, provider, model,"
+    " COALESCE(json_extract(header, '$.overrides'), '[]') AS overrides"
 )
 INTERRUPTED_RUN_MESSAGE = "the process recording this run died before the run finished"
 
@@ -84,17 +85,15 @@ def summaries(
     params_: list[object] = list(params)
     # ``via`` lives in the run's header (no column): read for the few rows listed only.
     sql = (
-        f"SELECT {_SUMMARY_COLUMNS}, json_extract(header, '$.via') FROM runs {where}"
+        f"SELECT {_SUMMARY_COLUMNS}, json_extract(header, '$.via') AS via FROM runs {where}"
         " ORDER BY started_at DESC, id DESC"
     )
     if limit is not None:
         sql += " LIMIT ?"
         params_.append(max(limit, 0))
-    names = [c.strip() for c in _SUMMARY_COLUMNS.split(",")] + ["via"]
-    return [
-        RunSummary.model_validate(dict(zip(names, row, strict=True)))
-        for row in conn.execute(sql, params_)
-    ]
+    cursor = conn.execute(sql, params_)
+    names = [d[0] for d in cursor.description]
+    return [RunSummary.model_validate(dict(zip(names, row, strict=True))) for row in cursor]
 
 
 def resolve(conn: sqlite3.Connection, path: Path, run_id: str) -> str:

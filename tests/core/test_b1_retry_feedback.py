@@ -1175,20 +1175,67 @@ async def test_a_raising_validator_is_an_error_verdict_without_feedback(
     ]
 
 
-async def test_only_an_error_verdict_rejects_with_the_default_feedback(tmp_path: Path) -> None:
+async def test_only_an_error_verdict_ends_the_turn_by_default(tmp_path: Path) -> None:
+    # on_validator_error = "fail": a broken validator is an error of the turn, not of the model.
     record, _ = await run(
         scenario(PLAIN, SHORT, validators=[python("flaky")]), tmp_path, checks=CHECKS
     )
 
-    assert outcome(record) == ("succeeded", "stop", SHORT, None)
-    assert [(dumped(s.verdicts), dumped(s.feedback)) for s in record.steps] == [
+    message = "validator flaky broke: ValueError: bad token at 3"
+    assert outcome(record) == (
+        "error",
+        "validator_error",
+        None,
+        {"type": "ValidatorError", "message": message},
+    )
+    assert [(s.status, dumped(s.verdicts), dumped(s.feedback)) for s in record.steps] == [
         (
+            "validator_error",
             [errored("flaky", "ValueError: bad token at 3", tmp_path / "checks.py")],
-            [u(DEFAULT_FEEDBACK)],
-        ),
-        ([passed("flaky")], []),
+            [],
+        )
     ]
-    assert sent(record.steps[1]) == [u(USER), a(PLAIN), u(DEFAULT_FEEDBACK)]
+    assert record.budgets.attempts_used == 1
+
+
+async def test_only_an_error_verdict_retries_without_feedback(tmp_path: Path) -> None:
+    data = scenario(PLAIN, SHORT, validators=[python("flaky")], on_validator_error="retry")
+    record, events = await run(data, tmp_path, checks=CHECKS)
+
+    assert outcome(record) == ("succeeded", "stop", SHORT, None)
+    assert [(s.status, dumped(s.verdicts), dumped(s.feedback)) for s in record.steps] == [
+        (
+            "validator_error",
+            [errored("flaky", "ValueError: bad token at 3", tmp_path / "checks.py")],
+            [],
+        ),
+        ("success", [passed("flaky")], []),
+    ]
+    # Nothing blames the model: the retry sees exactly the first attempt's history.
+    assert sent(record.steps[1]) == [u(USER)]
+    assert DEFAULT_FEEDBACK not in str([e.model_dump() for e in events])
+
+
+async def test_a_retried_validator_error_on_the_last_attempt_ends_the_turn(
+    tmp_path: Path,
+) -> None:
+    data = scenario(
+        PLAIN, SHORT, validators=[python("flaky")], on_validator_error="retry", max_attempts=1
+    )
+    record, _ = await run(data, tmp_path, checks=CHECKS)
+
+    assert (record.status, record.termination) == ("error", "validator_error")
+    assert [s.status for s in record.steps] == ["validator_error"]
+
+
+async def test_an_ignored_validator_error_does_not_block_the_answer(tmp_path: Path) -> None:
+    data = scenario(PLAIN, SHORT, validators=[python("flaky")], on_validator_error="ignore")
+    record, _ = await run(data, tmp_path, checks=CHECKS)
+
+    assert outcome(record) == ("succeeded", "stop", PLAIN, None)
+    assert [(s.status, dumped(s.verdicts)) for s in record.steps] == [
+        ("success", [errored("flaky", "ValueError: bad token at 3", tmp_path / "checks.py")])
+    ]
 
 
 async def test_a_returned_verdict_is_used_and_anything_else_is_an_error(tmp_path: Path) -> None:
@@ -1210,15 +1257,21 @@ async def test_a_returned_verdict_is_used_and_anything_else_is_an_error(tmp_path
 async def test_a_validator_past_its_time_limit_is_an_error_verdict(
     tmp_path: Path, function: str, timeout: float
 ) -> None:
-    data = scenario(PLAIN, SHORT, validators=[python(function)], validator_timeout_s=timeout)
+    data = scenario(
+        PLAIN,
+        SHORT,
+        validators=[python(function)],
+        validator_timeout_s=timeout,
+        on_validator_error="retry",
+    )
     record, _ = await run(data, tmp_path, checks=CHECKS)
 
     assert outcome(record) == ("succeeded", "stop", SHORT, None)
     assert [(s.status, dumped(s.verdicts), dumped(s.feedback)) for s in record.steps] == [
         (
-            "failed_validation",
+            "validator_error",
             [errored(function, f"timed out after {timeout:g} s")],
-            [u(DEFAULT_FEEDBACK)],
+            [],
         ),
         ("success", [passed(function)], []),
     ]

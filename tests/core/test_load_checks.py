@@ -431,7 +431,7 @@ async def test_sync_validator_calling_sys_exit_is_an_error_verdict(exits_dir: Pa
         },
         exits_dir,
     )
-    assert (record.status, record.termination) == ("failed", "validator_exhausted")
+    assert (record.status, record.termination) == ("error", "validator_error")
     [verdict] = record.steps[0].verdicts
     assert (verdict.validator, verdict.status) == ("validator_exits", "error")
     assert "SystemExit" in verdict.reason

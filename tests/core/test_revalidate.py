@@ -25,6 +25,7 @@ from inspector.core.revalidate import (
 )
 from inspector.core.scenario import scenario_from_dict
 from inspector.providers.factory import build_provider
+from inspector.reports.revalidate_text import format_result
 
 BOLD = "**Hi Sam**, the meeting moved to 3pm."
 LONG = "Hi Sam! Quick heads-up from the team: the meeting has moved to 3pm today, same room."
@@ -117,7 +118,9 @@ def test_a_stricter_validator_flips_exactly_the_verdicts_it_now_rejects(tmp_path
     assert result.accepted_before == 4 and result.accepted_after is None
 
 
-def test_validators_added_or_dropped_flip_from_or_to_none(tmp_path: Path) -> None:
+def test_validators_added_or_dropped_are_new_or_dropped_verdicts_not_flips(
+    tmp_path: Path,
+) -> None:
     record = record_of(SMS)
     file = write(
         tmp_path / "other.toml",
@@ -133,14 +136,25 @@ def test_validators_added_or_dropped_flip_from_or_to_none(tmp_path: Path) -> Non
     )
     result = recheck(record, file)
     # names_sam passes everywhere (it judged nothing before); no_markdown judges nothing now.
-    assert [(f.step, f.validator, f.before, f.after) for f in result.flips] == [
+    # Neither changed its mind about a step: no flip.
+    assert result.flips == []
+    assert [(f.step, f.validator, f.before, f.after) for f in result.new_verdicts] == [
         (2, "names_sam", None, "pass"),
-        (2, "no_markdown", "fail", None),
         (3, "names_sam", None, "pass"),
-        (3, "no_markdown", "pass", None),
         (4, "names_sam", None, "pass"),
+    ]
+    assert [(f.step, f.validator, f.before, f.after) for f in result.dropped_verdicts] == [
+        (2, "no_markdown", "fail", None),
+        (3, "no_markdown", "pass", None),
         (4, "no_markdown", "pass", None),
     ]
+    assert {f.kind for f in result.new_verdicts} == {"new"}
+    assert {f.kind for f in result.dropped_verdicts} == {"dropped"}
+    text = format_result(result)
+    assert "no verdict flips" in text
+    assert "3 new verdict(s), from validators that did not judge these steps before:" in text
+    assert "  #2 names_sam: pass" in text
+    assert "3 dropped verdict(s), from validators no longer run:" in text
 
 
 VALIDATORS_PY = """
@@ -334,8 +348,8 @@ def test_the_matrix_has_a_row_per_run_and_a_column_per_validator(tmp_path: Path)
         "passed_after": True,
         "accepted_after": 2,
         "cells": {"max_length": ["pass", "pass", "pass"], "non_empty": ["pass", "pass", "pass"]},
-        # max_length fail→pass on step 3; no_markdown gone and non_empty new on steps 2–4
-        "flips": 7,
+        # max_length fail→pass on step 3 (no_markdown gone and non_empty new: not flips)
+        "flips": 1,
         "error": None,
     }
     assert table.rows[1].accepted_after == 1 and table.rows[1].cells["max_length"] == ["pass"]

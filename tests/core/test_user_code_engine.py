@@ -73,7 +73,7 @@ async def test_a_contradictory_verdict_is_an_error_and_rejects(tmp_path: Path) -
     verdict = record.steps[0].verdicts[0]
     assert (verdict.validator, verdict.ok, verdict.status) == ("contradicts", False, "error")
     assert verdict.reason == "returned a Verdict whose fields disagree: ok=True but status='fail'"
-    assert (record.status, record.termination) == ("failed", "validator_exhausted")
+    assert (record.status, record.termination) == ("error", "validator_error")
 
 
 async def test_a_verdict_belongs_to_the_validator_that_returned_it(tmp_path: Path) -> None:

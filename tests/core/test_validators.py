@@ -299,7 +299,7 @@ async def test_field_not_in_the_output_rejects_without_feedback_in_a_turn(base_d
         base_dir,
         final_tool="final_answer",
     )
-    assert (record.status, record.termination) == ("failed", "validator_exhausted")
+    assert (record.status, record.termination) == ("error", "validator_error")
     assert record.steps[0].verdicts == [
         Verdict.errored("max_length", "field 'bdy' is not in the output")
     ]
@@ -556,7 +556,7 @@ async def test_policy_timeout_applies_in_a_turn(base_dir: Path) -> None:
         base_dir,
     )
     assert record.steps[0].verdicts == [Verdict.errored("async_sleeps", "timed out after 0.05 s")]
-    assert (record.status, record.termination) == ("failed", "validator_exhausted")
+    assert (record.status, record.termination) == ("error", "validator_error")
 
 
 async def test_error_verdict_rejects_but_adds_no_feedback(base_dir: Path) -> None:
@@ -577,21 +577,27 @@ async def test_error_verdict_rejects_but_adds_no_feedback(base_dir: Path) -> Non
     assert [m.content for m in first.feedback] == [
         "Keep the answer to at most 2 characters (it had 3)."
     ]
-    # The raising validator keeps rejecting: the run fails, it never crashes.
-    assert (record.status, record.termination) == ("failed", "validator_exhausted")
+    # Then only the broken validator objects: the turn ends as an error (on_validator_error
+    # = "fail"), never a crash and never blamed on the model.
+    assert (record.status, record.termination) == ("error", "validator_error")
+    assert [s.status for s in record.steps] == ["failed_validation", "validator_error"]
     assert record.steps[1].verdicts[0] == Verdict.errored(
         "raises", "ValueError: bad input", raises_at(base_dir)
     )
 
 
-async def test_only_error_verdicts_give_the_default_feedback(base_dir: Path) -> None:
+async def test_only_error_verdicts_give_no_feedback(base_dir: Path) -> None:
     record, _ = await run(
-        {"validators": [py("raises")], "script": [{"text": "a"}, {"text": "b"}, {"text": "c"}]},
+        {
+            "validators": [py("raises")],
+            "policy": {"on_validator_error": "retry"},
+            "script": [{"text": "a"}, {"text": "b"}, {"text": "c"}],
+        },
         base_dir,
     )
-    assert [m.content for m in record.steps[0].feedback] == [
-        "Your previous answer was rejected. Try again."
-    ]
+    assert [s.feedback for s in record.steps] == [[], [], []]
+    assert [s.status for s in record.steps] == ["validator_error"] * 3
+    assert (record.status, record.termination) == ("error", "validator_error")
 
 
 async def test_stop_ends_the_loop_with_validator_stop(base_dir: Path) -> None:

@@ -95,7 +95,7 @@ def test_timeline_lists_each_step_and_the_outcome(capsys: pytest.CaptureFixture[
     assert "failed_validation" in steps[1] and "✗ no_markdown" in steps[1]
     assert "[cleared]" in steps[1]
     assert any("↳ feedback (user): Plain text only" in ln for ln in lines)
-    assert lines[-2].startswith("succeeded (stop) · attempts 3/3 · steps 4/8")
+    assert lines[-2].startswith("succeeded · attempts 3/3 · steps 4/8")
     assert lines[-1] == (
         "output: Hi Sam, the meeting moved to 3pm today, same room. Reply if that doesn't work."
     )
@@ -168,4 +168,4 @@ def test_console_script_and_module_entry_points(tmp_path: Path) -> None:
         env=env,
     )
     assert failed.returncode == 1
-    assert "failed (empty_final)" in failed.stdout
+    assert "failed (empty final)" in failed.stdout

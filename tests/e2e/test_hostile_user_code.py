@@ -127,7 +127,9 @@ def test_hostile_code_from_the_cli(tmp_path: Path, function: str) -> None:
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 1, err
     record = RunRecord.model_validate(json.loads(out))
-    assert (record.status, record.termination) == ("failed", "validator_exhausted")
+    # A broken validator ends the turn as an error of the validator (on_validator_error = "fail").
+    assert (record.status, record.termination) == ("error", "validator_error")
+    assert record.steps[1].status == "validator_error"
     [result] = record.steps[0].tool_results
     assert result.error == EXPECTED[function]
     [verdict] = record.steps[1].verdicts

@@ -72,6 +72,8 @@ def test_json_shape_and_the_recorded_verdicts(folder: Path, capsys: Capture) -> 
         "run_id",
         "verdicts",
         "flips",
+        "new_verdicts",
+        "dropped_verdicts",
         "scenario",
         "outputs",
         "accepted_before",

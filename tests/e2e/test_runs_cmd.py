@@ -9,6 +9,7 @@ import pytest
 
 from inspector.cli import main
 from inspector.commands.runs import format_table
+from inspector.reports.run_differences import differences
 from inspector.store import RunSummary, Store
 
 
@@ -45,13 +46,19 @@ def test_runs_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         "steps",
         "tokens",
         "replay_of",
+        "differs",
     ]
     assert [ln.split()[0] for ln in lines[1:]] == [second["run_id"], first["run_id"]]
     newest = lines[1].split()
     assert newest[1:4] == ["step-cap", "failed", "step_cap"]
     usage = second["usage"]
     assert isinstance(usage, dict)
-    assert newest[-2:] == [f"{usage['input_tokens']}+{usage['output_tokens']}", "-"]
+    assert newest[-3:] == [
+        f"{usage['input_tokens']}+{usage['output_tokens']}",
+        "-",
+        "final_step=none",
+    ]
+    assert lines[2].split()[-1] == "-"  # the scenario as written
     # Columns are aligned: every row's run_id column ends where the header's does.
     assert len({ln.index(ln.split()[1]) for ln in lines}) == 1
 
@@ -61,6 +68,8 @@ def test_runs_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     # ``via`` only for a proxied run, as in the run record.
     assert set(listed[0]) == set(RunSummary.model_fields) - {"via"}
     assert listed[0]["status"] == "succeeded" and listed[0]["steps"] == 3
+
+    assert listed[0]["overrides"] == []
 
     assert main(["runs", "--db", str(db), "--json", "--limit", "1"]) == 0
     assert [r["run_id"] for r in json.loads(capsys.readouterr().out)] == [second["run_id"]]
@@ -95,7 +104,7 @@ def test_numbers_are_right_aligned() -> None:
     header, long_row, short_row = format_table([summary, short]).splitlines()
     end = header.index("steps") + len("steps")
     assert long_row[end - 2 : end] == "12" and short_row[end - 2 : end] == " 3"
-    assert long_row.endswith("1+2  r0")
+    assert long_row.endswith("1+2  r0         -")
     assert " - " in short_row  # no termination
 
 
@@ -128,3 +137,24 @@ def test_no_run_of_a_scenario_says_so_rather_than_an_empty_store(
     capsys.readouterr()
     assert main(["runs", "--db", db, "--scenario", "nope"]) == 0
     assert capsys.readouterr().out.startswith("no run of scenario 'nope' in ")
+
+
+def test_runs_show_what_differs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "runs.sqlite3"
+    sets = ["--set", "policy.max_attempts=1", "--set", "model.temperature=0.5"]
+    run_demo(db, "retry-feedback", *sets)
+    capsys.readouterr()
+    assert main(["runs", "--db", str(db), "--json"]) == 0
+    [listed] = json.loads(capsys.readouterr().out)
+    assert listed["overrides"] == ["policy.max_attempts=1", "model.temperature=0.5"]
+    assert main(["runs", "--db", str(db)]) == 0
+    row = capsys.readouterr().out.splitlines()[1]
+    assert row.endswith("max_attempts=1, model.temperature=0.5")
+
+
+def test_the_differences_line() -> None:
+    assert differences([], None) == ""
+    assert differences(["policy.feedback_history=none"], "3f2a") == (
+        "feedback_history=none · replay of 3f2a"
+    )
+    assert differences(["prompt.user=Hi"], None) == "prompt.user=Hi"

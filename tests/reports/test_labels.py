@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from inspector.core.records import Forced
-from inspector.reports.labels import forced_label, forced_markers, outcome, why_ended, words
+from inspector.core.messages import ToolCall
+from inspector.core.records import Forced, Step, StepRequest, StepResponse
+from inspector.reports.labels import (
+    forced_label,
+    forced_markers,
+    missing_text,
+    outcome,
+    step_note,
+    why_ended,
+    words,
+)
 
 
 def test_words_turn_record_tokens_into_prose() -> None:
@@ -30,3 +39,38 @@ def test_forced_label_is_spelled_from_the_timeline_markers() -> None:
     assert forced_label(pinned) == "forced: final_answer pinned"
     assert [label for label, _ in forced_markers(pinned)] == ["final_answer pinned"]
     assert forced_label(None) == ""
+
+
+def test_outcome_never_repeats_itself() -> None:
+    assert outcome("cancelled", "cancelled") == "cancelled"
+    assert outcome("succeeded", "stop") == "succeeded"
+    assert outcome("succeeded", "validator_stop") == "succeeded (validator stop)"
+    assert outcome("error", "validator_error") == "error (validator error)"
+
+
+def test_a_fallback_outcome_names_what_it_replaced() -> None:
+    assert outcome("fallback", "fallback", "validator_exhausted") == (
+        "fallback (after validator exhausted)"
+    )
+    assert outcome("fallback", "fallback") == "fallback"
+
+
+def test_an_empty_text_box_says_nothing_yet_only_while_streaming() -> None:
+    request = StepRequest(system="", messages=[])
+    call = ToolCall(id="c1", name="lookup", arguments={})
+    pending = Step(index=1, attempt=1, status="pending", request=request)
+    assert missing_text(pending) == "Text: nothing yet"
+    work = pending.model_copy(
+        update={"status": "success", "response": StepResponse(text="", tool_calls=[call])}
+    )
+    assert missing_text(work) == "Text: none — the model answered with tool calls only"
+    empty = pending.model_copy(update={"status": "empty", "response": StepResponse(text="")})
+    assert missing_text(empty) == "Text: none"
+
+
+def test_a_validator_error_step_says_the_model_did_not_fail() -> None:
+    step = Step(
+        index=1, attempt=1, status="validator_error", request=StepRequest(system="", messages=[])
+    )
+    assert "not the model's failure" in step_note(step)
+    assert step_note(step.model_copy(update={"status": "failed_validation"})) == ""

@@ -50,7 +50,7 @@ from inspector.core.events import (
 )
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import Step
-from inspector.reports.labels import words
+from inspector.reports.labels import missing_text, words
 from inspector.reports.timeline_cells import forced_markers
 
 TAB_NAMES = ("Model saw", "Response", "Verdicts", "Feedback injected", "Raw")
@@ -317,6 +317,7 @@ class StepDetail(QWidget):
         reasoning = (response.reasoning or "") if response is not None else ""
         if pane.text.toPlainText() != text:
             pane.text.setPlainText(text)
+        pane.text.setPlaceholderText(missing_text(step))
         if pane.reasoning.toPlainText() != reasoning:
             pane.reasoning.setPlainText(reasoning)
         pane.reasoning.setVisible(bool(reasoning))

@@ -9,7 +9,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -94,6 +94,10 @@ class LibraryPanel(QSplitter):
         for column, width in ((STATUS, 128), (SCENARIO, 104), (STARTED, 70)):
             self.run_list.setColumnWidth(column, width)
         self.run_list.selectionModel().currentChanged.connect(self._run_changed)
+        # Down in the filter box enters the (filtered) list, as in a search field's results.
+        down = QShortcut(QKeySequence(Qt.Key.Key_Down), self.filter_box)
+        down.setContext(Qt.ShortcutContext.WidgetShortcut)
+        down.activated.connect(self._enter_runs)
 
         self.addWidget(_section("Scenarios", self.scenario_list))
         self.addWidget(_section("Runs", self.filter_box, self.run_list))
@@ -108,6 +112,11 @@ class LibraryPanel(QSplitter):
     def _run_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
             self.runChosen.emit(str(current.data(RUN_ID_ROLE)))
+
+    def _enter_runs(self) -> None:
+        self.run_list.setFocus()
+        if not self.run_list.currentIndex().isValid() and self.runs_filter.rowCount() > 0:
+            self.run_list.setCurrentIndex(self.runs_filter.index(0, 0))
 
     def select_scenario(self, ref: str) -> bool:
         """Selects ``ref`` (an opened file is listed first); False when it is unknown."""

@@ -8,12 +8,13 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 from inspector.app.widgets.icons import status_icon
 from inspector.reports.labels import words
+from inspector.reports.run_differences import differences
 from inspector.store import RunSummary
 
 _Index = QModelIndex | QPersistentModelIndex
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
-COLUMNS = ("Status", "Scenario", "Started", "Steps", "Tokens", "Duration", "Run")
-STATUS, SCENARIO, STARTED, STEPS, TOKENS, DURATION, RUN = range(len(COLUMNS))
+COLUMNS = ("Status", "Scenario", "Differs", "Started", "Steps", "Tokens", "Duration", "Run")
+STATUS, SCENARIO, DIFFERS, STARTED, STEPS, TOKENS, DURATION, RUN = range(len(COLUMNS))
 REPLAY_MARK = "↻"
 VIA_BADGE = {"proxy": "via proxy"}  # a run's ``via`` → the badge after its scenario
 
@@ -50,6 +51,7 @@ def run_cells(run: RunSummary) -> tuple[str, ...]:
     return (
         status_text(run),
         scenario,
+        differences(run.overrides, run.replay_of),  # beside the scenario: runs of one differ here
         started_text(run.started_at),
         str(run.steps),
         f"{run.input_tokens} → {run.output_tokens}",
@@ -106,6 +108,7 @@ class RunsItemModel(QAbstractTableModel):
                 + f"\n{run.provider} / {run.model}"
                 + (f"\n{REPLAY_MARK} replay of {run.replay_of}" if run.replay_of else "")
                 + (f"\nrecorded {VIA_BADGE.get(run.via, run.via)}" if run.via else "")
+                + "".join(f"\n--set {o}" for o in run.overrides)
             )
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (STEPS, TOKENS, DURATION):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -34,6 +34,12 @@ class ActionSpec:
 # The window's own actions; each id names a handler of the window (see MainWindow._handlers).
 WINDOW_ACTIONS = (
     ActionSpec("open", "&Open scenario…", ("Ctrl+O",), icon=Icon.SP_DialogOpenButton),
+    ActionSpec(
+        "edit_copy",
+        "&Edit a copy of this demo",
+        ("Ctrl+Shift+E",),
+        "Copy the demo and its files to your scenarios folder and open the copy",
+    ),
     ActionSpec("run", "&Run", ("Ctrl+R",), "Run the scenario", Icon.SP_MediaPlay),
     ActionSpec("stop", "&Stop", ("Esc", "Ctrl+."), "Stop the run", Icon.SP_MediaStop),
     ActionSpec(
@@ -55,15 +61,15 @@ WINDOW_ACTIONS = (
 )
 
 SEPARATOR = "-"
-# An entry: an action id, SEPARATOR, "dock:<objectName>" (a dock's show/hide toggle) or a
+# An entry: an action id, SEPARATOR, "dock:<objectName>" (brings the dock forward) or a
 # (title, entries) submenu. Features' action ids: replay, compare_original (ReplayController),
 # play_back and playback_* (PlaybackController), compare (CompareController), proxy_*
 # (ProxyController), import, save_scenario, send_collector (FormatsController).
 Entry: TypeAlias = "str | tuple[str, Sequence[Entry]]"
 MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
     ("&File", (
-        "open", "import", SEPARATOR, "save_scenario", "send_collector", SEPARATOR, "settings",
-        SEPARATOR, "quit",
+        "open", "edit_copy", "import", SEPARATOR, "save_scenario", "send_collector", SEPARATOR,
+        "settings", SEPARATOR, "quit",
     )),
     ("&Run", (
         "run", "stop", SEPARATOR, "replay", "compare_original", SEPARATOR, "play_back",

@@ -49,6 +49,7 @@ from inspector.app.scenario.scenario_editor import ScenarioEditor
 from inspector.app.shell.about import show_about
 from inspector.app.shell.actions import WINDOW_ACTIONS, build_menus, fill_toolbar, make_action
 from inspector.app.shell.centre_tabs import CentreTabs
+from inspector.app.shell.dock_actions import dock_actions
 from inspector.app.shell.docks import add_docks, scrolled
 from inspector.app.shell.provider_settings import ProviderSettingsDialog
 from inspector.app.shell.run_status import RunStatus
@@ -67,6 +68,7 @@ from inspector.core.records import RunRecord, Usage
 from inspector.reports.run_text import RunningUsage, record_problem, run_title, usage_so_far
 from inspector.resources import DEMO_PREFIX, demo_names, resolve_scenario
 from inspector.store import RunSummary, Store
+from inspector.workflows.demo_copy import copy_demo
 from inspector.workflows.runs import load_stored_run
 
 __all__ = ["TITLE", "MainWindow", "load_stored_run", "record_problem", "run_title"]
@@ -185,6 +187,7 @@ class MainWindow(QMainWindow):
         """What each of the window's own actions (``shell/actions.py``) does."""
         return {
             "open": self.open_scenario,
+            "edit_copy": self.edit_demo_copy,
             "run": self.run_turn,
             "stop": self.stop_turn,
             "show_cleared": self._toggle_cleared,
@@ -210,8 +213,7 @@ class MainWindow(QMainWindow):
             actions.update(feature.actions())
         for action in actions.values():
             self.addAction(action)  # shortcuts work wherever the focus is in the window
-        for dock in self.findChildren(QDockWidget):
-            actions[f"dock:{dock.objectName()}"] = dock.toggleViewAction()
+        actions.update(dock_actions(self.findChildren(QDockWidget), self))
         self.actions_by_id = actions
         self.show_cleared_action = actions["show_cleared"]
         self.show_cleared_action.setChecked(True)
@@ -280,6 +282,22 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", SCENARIO_FILTER)
         if path:
             self.library.select_scenario(path)
+
+    def edit_demo_copy(self) -> None:
+        """Copies the chosen demo and its files to the user's scenarios folder and opens the
+        copy: the editing loop in one action (``workflows/demo_copy.py``)."""
+        ref = self.library.current_scenario() or ""
+        if not ref.startswith(DEMO_PREFIX):
+            text = "Choose a built-in demo first: a scenario file can be edited in place."
+            self.message_bar.show_message("info", text)
+            return
+        try:
+            path = copy_demo(ref.removeprefix(DEMO_PREFIX))
+        except InspectorError as exc:
+            self.message_bar.show_message("error", str(exc))
+            return
+        self.library.select_scenario(str(path))
+        self.message_bar.show_message("info", f"Editing a copy of {ref}: {path}")
 
     def choose_scenario(self, ref: str) -> None:
         """Loads ``ref`` into the policy panel (its own policy and model, no edits)."""

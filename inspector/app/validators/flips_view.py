@@ -70,8 +70,19 @@ def flip_rows(result: Revalidation) -> list[FlipRow]:
             f.after,
             reasons.get((f.step, f.validator), ""),
         )
-        for f in result.flips
+        # New and dropped verdicts are listed after the flips, and spelled as such (change_text).
+        for f in [*result.flips, *result.new_verdicts, *result.dropped_verdicts]
     ]
+
+
+def change_text(before: str | None, after: str | None) -> str:
+    """``fail → pass``; ``new: pass`` for a validator that judges the step only now;
+    ``dropped (was fail)`` for one that no longer does."""
+    if before is None:
+        return f"new: {after or '-'}"
+    if after is None:
+        return f"dropped (was {before})"
+    return f"{before} → {after}"
 
 
 def _flips(count: int) -> str:
@@ -152,7 +163,7 @@ class FlipsItemModel(QAbstractTableModel):
             if column == FlipColumn.VALIDATOR:
                 return row.validator
             if column == FlipColumn.CHANGE:
-                return f"{row.before or '-'} → {row.after or '-'}"
+                return change_text(row.before, row.after)
             if column == FlipColumn.REASON:
                 return row.reason
         if role == Qt.ItemDataRole.ToolTipRole and column == FlipColumn.REASON and row.reason:

@@ -126,7 +126,7 @@ class ValidatorsItemModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
             return COLUMNS[section]
         if orientation == Qt.Orientation.Vertical and 0 <= section < len(self._rows):
-            return str(section)
+            return str(section + 1)  # numbered like steps and attempts: from 1
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 from inspector.app.theme import is_dark
 from inspector.app.widgets.json_view import monospace_font
 from inspector.app.widgets.syntax_highlighter import PygmentsHighlighter
+from inspector.editing.python_indent import next_line_indent
 
 INDENT = 4
 PROBLEM_COLOUR = QColor(209, 36, 47)
@@ -265,6 +266,11 @@ class CodeEditor(QPlainTextEdit):
             self._indent()
         elif event.key() == Qt.Key.Key_Backtab:
             self._dedent()
+        elif event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and plain:
+            cursor = self.textCursor()
+            before = cursor.block().text()[: cursor.positionInBlock()]
+            cursor.insertText("\n" + next_line_indent(before))  # one undo step
+            self.setTextCursor(cursor)
         else:
             super().keyPressEvent(event)
 

@@ -72,7 +72,10 @@ def test_runs_merge_the_newest_in_place(qtmodeltester: ModelTester) -> None:
 
 def test_run_cells_text() -> None:
     cells = run_cells(_summary("a1"))
-    assert cells[3:] == ("4", "370 → 84", "1.5 s", "a1")
+    assert cells[2] == ""  # the scenario as written
+    assert cells[4:] == ("4", "370 → 84", "1.5 s", "a1")
+    replay = run_cells(_summary("a2", replay_of="a1", overrides=["policy.max_attempts=1"]))
+    assert replay[1:3] == ("↻ retry-feedback", "max_attempts=1 · replay of a1")
     assert duration_text(12.4) == "12 ms"
 
 
@@ -103,8 +106,9 @@ def test_scenarios_item_model(qtmodeltester: ModelTester, tmp_path: Path) -> Non
 def test_listing_many_runs_asks_nothing_of_each_row(qtbot: object) -> None:
     """The runs list lays out without calls into Python per run (a QTreeView asked the model
     its row and column counts once per row, through the filter proxy: ~1 s for 100,000)."""
-    from inspector.app.library_panel import LibraryPanel
     from PySide6.QtCore import QModelIndex, QPersistentModelIndex
+
+    from inspector.app.library.library_panel import LibraryPanel
 
     counted: list[int] = []
 
@@ -125,3 +129,11 @@ def test_listing_many_runs_asks_nothing_of_each_row(qtbot: object) -> None:
     panel.repaint()
     assert panel.selected_runs() == ["r00100"]
     assert len(counted) < 100  # not one (or two) per run
+
+
+def test_a_runs_tooltip_lists_its_overrides(qtmodeltester: ModelTester) -> None:
+    model = RunsItemModel()
+    model.set_runs([_summary("a1", overrides=["policy.max_attempts=1", "model.temperature=0.5"])])
+    qtmodeltester.check(model)
+    tip = model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.endswith("\n--set policy.max_attempts=1\n--set model.temperature=0.5")

@@ -349,10 +349,10 @@ def test_at_1400_by_900_the_runs_list_says_why_and_the_timeline_fits(
 def test_running_usage_adds_each_finished_step_once() -> None:
     """The status bar's tokens while a run streams: summed per step, not over the whole run at
     each step (quadratic at 100,000 steps)."""
-    from inspector.app.main_window import RunningUsage, _usage
-    from tests.app.timeline_fixtures import demo_run
-
     from inspector.core.live import LiveRun
+    from inspector.reports.run_text import RunningUsage
+    from inspector.reports.run_text import usage_so_far as _usage
+    from tests.helpers.demo_events import demo_run
 
     events, record = demo_run("retry-feedback")
     run, tokens = LiveRun(), RunningUsage()

@@ -18,7 +18,14 @@ from qasync import QThreadExecutor
 
 from inspector.app.shell.main_window import MainWindow
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
-from inspector.app.validators.flips_view import FlipColumn, FlipRow, FlipsItemModel, summary_line
+from inspector.app.validators.flips_view import (
+    FlipColumn,
+    FlipRow,
+    FlipsItemModel,
+    change_text,
+    flip_rows,
+    summary_line,
+)
 from inspector.app.validators.revalidation import (
     RevalidationResult,
     Revalidator,
@@ -570,7 +577,9 @@ def test_the_flips_item_model_passes_the_model_tester(qtmodeltester: ModelTester
         ]
     )
     qtmodeltester.check(model, force_py=True)
-    assert model.index(1, FlipColumn.CHANGE).data() == "- → error"
+    # A validator that did not judge the step before gives a new verdict, not a flip.
+    assert model.index(0, FlipColumn.CHANGE).data() == "fail → pass"
+    assert model.index(1, FlipColumn.CHANGE).data() == "new: error"
     assert model.index(1, FlipColumn.REASON).data(Qt.ItemDataRole.ToolTipRole) == "ValueError: x"
     model.set_rows([])
     assert model.rowCount() == 0
@@ -624,3 +633,18 @@ def test_an_unexpected_error_is_one_line_not_an_endless_revalidating(
         revalidator.revalidate("demo:retry-feedback", ["abc"])
     assert failed.args == ["Cannot re-validate: RuntimeError: a bug of ours"]
     qtbot.waitUntil(lambda: not revalidator.busy)
+
+
+def test_new_and_dropped_verdicts_are_listed_after_the_flips() -> None:
+    result = Revalidation(
+        run_id="abc",
+        flips=[Flip(step=2, validator="short", before="fail", after="pass")],
+        new_verdicts=[Flip(step=2, validator="names_sam", before=None, after="pass")],
+        dropped_verdicts=[Flip(step=2, validator="no_markdown", before="fail", after=None)],
+    )
+    rows = flip_rows(result)
+    assert [change_text(r.before, r.after) for r in rows] == [
+        "fail → pass",
+        "new: pass",
+        "dropped (was fail)",
+    ]

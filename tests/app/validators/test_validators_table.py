@@ -65,6 +65,8 @@ def test_the_item_model_passes_qtmodeltester(qtmodeltester: ModelTester) -> None
         [{"kind": "max_length", "max": -1}, {"kind": "non_empty", "name": "n", "feedback": "f"}]
     )
     qtmodeltester.check(model)
+    # Rows count from 1, like steps and attempts.
+    assert [model.headerData(r, Qt.Orientation.Vertical) for r in range(2)] == ["1", "2"]
     model.insert_row(1)
     model.move_row(0, 1)
     model.remove_row(2)

@@ -478,3 +478,23 @@ def test_problems_line_lists_problems_and_goes_to_their_line(
     file_editor.clear_problems()
     assert file_editor.editor.problems() == []
     assert not label.isVisibleTo(file_editor)
+
+
+def test_enter_keeps_the_indent_and_opens_a_block_after_a_colon(
+    qtbot: QtBot, editor: CodeEditor
+) -> None:
+    editor.setPlainText("def check(output, ctx):")
+    editor.moveCursor(QTextCursor.MoveOperation.End)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "if output:  # empty?")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "return False")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "x")
+    assert editor.toPlainText() == (
+        "def check(output, ctx):\n    if output:  # empty?\n        return False\n        x"
+    )
+    # One undo takes back one Enter with its indent.
+    editor.undo()
+    editor.undo()
+    assert editor.toPlainText().endswith("return False")
