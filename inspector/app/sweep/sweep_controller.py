@@ -25,8 +25,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from inspector.app.runtime.notifier import Notifier
 from inspector.core.errors import InspectorError, last_line
 from inspector.core.records import RunRecord
+from inspector.core.scenario import Scenario
 from inspector.store import Store
 from inspector.sweeps import Job, Progress, RunFacts, SweepReport, SweepSpec, build_report
+from inspector.sweeps.cost import run_cost
 from inspector.sweeps.grid import build_arms, refuse_credentials
 from inspector.sweeps.report import counted
 from inspector.workflows.sweeps import (
@@ -40,6 +42,15 @@ from inspector.workflows.sweeps import (
 )
 
 SLICE_MS = 200  # the most often the table and charts are rebuilt while runs stream
+
+
+def _prepare(spec: SweepSpec) -> list[Scenario]:
+    """Off the UI thread: every arm's scenario checked, and the price table loaded (the first
+    report would otherwise load it on the UI thread: ~90 ms, bench/sweep_window.py)."""
+    scenarios = arm_scenarios(spec)
+    for scenario in scenarios:
+        run_cost(scenario.model.name, scenario.model.provider, 1, 1)
+    return scenarios
 
 
 class SweepController(QObject):
@@ -112,7 +123,7 @@ class SweepController(QObject):
     async def _run(self, spec: SweepSpec) -> None:
         cancelled = False
         try:
-            scenarios = await asyncio.to_thread(arm_scenarios, spec)
+            scenarios = await asyncio.to_thread(_prepare, spec)
             sweep_id = new_sweep_id()
             self.store.create_sweep(
                 sweep_id, scenarios[0].name, now_utc(), spec.model_dump(mode="json")
