@@ -186,7 +186,7 @@ def test_output_preview_is_one_clipped_line() -> None:
 def test_previews_keep_finished_steps_and_follow_streaming_ones(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from inspector.app import timeline_cells
+    from inspector.reports import timeline_cells
 
     made: list[int] = []
     original = timeline_cells.output_preview
