@@ -1,7 +1,8 @@
-"""Renders ``proxy.png``: a retry recorded by the recording proxy hosted in the window (Proxy ›
-Start). A tiny upstream on 127.0.0.1 answers with canned chat completions; an agent (plain
-httpx) calls the proxy, gets a markdown draft, sends feedback and gets a plain answer: one run
-"via proxy", two attempts, the feedback recorded between them.
+"""Renders ``proxy.png``: a Pydantic AI retry recorded by the recording proxy hosted in the
+window (Proxy › Start). A tiny upstream on 127.0.0.1 answers with canned chat completions; a
+Pydantic AI agent calls the proxy, gets a markdown draft, its output validator raises
+``ModelRetry`` and the agent gets a plain answer: one run "via proxy", two attempts, the retry
+prompt recorded between them as feedback.
 
     .venv/bin/python docs/screenshots/proxy_scene.py [OUT_DIR]
 
@@ -20,7 +21,6 @@ from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import httpx
 from aiohttp import web
 
 from inspector.app.app import save_screenshot
@@ -71,19 +71,22 @@ async def upstream() -> tuple[web.AppRunner, str]:
 
 
 async def agent(base_url: str) -> None:
-    messages: list[dict[str, str]] = [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": "Tell Sam the meeting moved to 3pm."},
-    ]
-    async with httpx.AsyncClient(base_url=base_url, timeout=10) as client:
-        for _ in REPLIES:
-            reply = await client.post(
-                "/chat/completions", json={"model": "gpt-4o-mini", "messages": messages}
-            )
-            text = reply.json()["choices"][0]["message"]["content"]
-            messages += [{"role": "assistant", "content": text}]
-            if any(c in text for c in "*_#`"):
-                messages += [{"role": "user", "content": FEEDBACK}]
+    """A Pydantic AI agent whose output validator rejects markdown once, pointed at the proxy:
+    its retry prompt is the feedback the window shows between the two attempts."""
+    from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    provider = OpenAIProvider(base_url=base_url, api_key="sk-scene-not-a-key")
+    sms = Agent(OpenAIChatModel("gpt-4o-mini", provider=provider), instructions=SYSTEM, retries=2)
+
+    @sms.output_validator
+    def plain(output: str) -> str:
+        if any(c in output for c in "*_#`"):
+            raise ModelRetry(FEEDBACK)
+        return output
+
+    await sms.run("Tell Sam the meeting moved to 3pm.")
 
 
 async def scene(window: MainWindow, out: Path) -> None:
