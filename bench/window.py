@@ -336,7 +336,7 @@ async def scenes(window: MainWindow, folder: Path, quick: bool) -> dict[str, Any
     return out
 
 
-def section(out: dict[str, Any]) -> tuple[str, bool]:
+def section(out: dict[str, Any], quick: bool) -> tuple[str, bool]:
     steps, attempts, big = out["sizes"]
     rate, play_stall, events, peer_rate = out["playback"]
     open_s, open_stall, open_peer = out["open"]
@@ -376,7 +376,7 @@ def section(out: dict[str, Any]) -> tuple[str, bool]:
 Measured {dt.date.today().isoformat()}; {platform.platform()}; Python {platform.python_version()};
 CPU {cpu_model()}, nproc {os.cpu_count()} (shared with other jobs); PySide6
 {version("PySide6-Essentials")}; QT_QPA_PLATFORM={os.environ.get("QT_QPA_PLATFORM")}.
-Medians of 3 (longest stalls: the worst of 3).
+{"--quick: smaller runs, one repeat" if quick else "Medians of 3 (longest stalls: the worst of 3)"}.
 Reproduce with `python bench/window.py --write bench/RESULTS.md`.
 
 {chr(10).join(rows)}
@@ -397,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         out = drive_window(
             Path(tmp) / "runs.sqlite3", lambda window: scenes(window, Path(tmp), args.quick)
         )
-    text, passed = section(out)
+    text, passed = section(out, args.quick)
     print(text)
     if args.write:
         write_section(args.write, SECTION, text)
