@@ -211,7 +211,8 @@ def collector_scene(window: MainWindow, steps: int) -> tuple[float, float, int]:
 
 
 def copy_runs(db: Path, run_id: str, copies: int) -> None:
-    """Fills the runs table with ``copies`` rows like ``run_id``'s (runs list bench only)."""
+    """Fills the runs table with ``copies`` rows like ``run_id``'s (runs list bench only; a
+    small run: each copy repeats its header and record)."""
     conn = sqlite3.connect(db)
     columns = [r[1] for r in conn.execute("PRAGMA table_info(runs)") if r[1] not in ("id",)]
     others = [c for c in columns if c not in ("run_id", "started_at")]
@@ -331,7 +332,8 @@ async def scenes(window: MainWindow, folder: Path, quick: bool) -> dict[str, Any
     out["open"] = (statistics.median(opens), max(open_stalls), list_peer(lines))
     out["live"] = await live_scene(window, big)
     out["gc"] = collector_scene(window, big)
-    copy_runs(store.path, attempts_id, big - 2)
+    small_id = await record(store, attempts_turn(1, folder))  # a small row to copy
+    copy_runs(store.path, small_id, big - 3)
     out["runs"] = await runs_scene(window, 1 if quick else 3)
     return out
 
