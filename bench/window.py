@@ -53,7 +53,8 @@ from results import cpu_model, write_section  # bench/results.py
 
 from inspector.app.driven import drive_window, next_emission
 from inspector.app.runtime.gui_collector import settle_loaded
-from inspector.app.shell.main_window import MainWindow, read_runs
+from inspector.app.shell.main_window import MainWindow
+from inspector.app.shell.runs_listing import read_runs
 from inspector.core.events import (
     Event,
     RunFinished,

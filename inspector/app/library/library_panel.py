@@ -31,7 +31,11 @@ from inspector.app.library.runs_item_model import (
     RunsItemModel,
 )
 from inspector.app.library.scenarios_item_model import REF_ROLE, ScenariosItemModel
+from inspector.app.runtime.notifier import Notifier
+from inspector.core.errors import InspectorError
+from inspector.resources import DEMO_PREFIX
 from inspector.store import RunSummary
+from inspector.workflows.demo_copy import copy_demo
 
 
 def _section(title: str, *widgets: QWidget) -> QWidget:
@@ -184,6 +188,27 @@ class LibraryPanel(QSplitter):
         """The run ids selected in the runs list, top to bottom (newest first)."""
         rows = self.run_list.selectionModel().selectedRows()
         return [str(i.data(RUN_ID_ROLE)) for i in sorted(rows, key=lambda i: i.row())]
+
+    def selected_runs_oldest_first(self) -> list[str]:
+        """The selected run ids in the order they started (what Compare takes)."""
+        started = {r.run_id: r.started_at for r in self.runs.runs()}
+        return sorted(self.selected_runs(), key=lambda run_id: started.get(run_id, ""))
+
+    def edit_demo_copy(self, notify: Notifier) -> None:
+        """Copies the chosen demo and its files to the user's scenarios folder and selects the
+        copy: the editing loop in one action (``workflows/demo_copy.py``)."""
+        ref = self.current_scenario() or ""
+        if not ref.startswith(DEMO_PREFIX):
+            text = "Choose a built-in demo first: a scenario file can be edited in place."
+            notify.show_message("info", text)
+            return
+        try:
+            path = copy_demo(ref.removeprefix(DEMO_PREFIX))
+        except InspectorError as exc:
+            notify.show_message("error", str(exc))
+            return
+        self.select_scenario(str(path))
+        notify.show_message("info", f"Editing a copy of {ref}: {path}")
 
     def show_only(self, run_ids: list[str] | None) -> None:
         """The runs list shows only these runs (a sweep arm's); None shows every run again."""

@@ -163,6 +163,16 @@ class PolicyPanel(QWidget):
         """The edits as ``--set`` overrides, in form order (empty when nothing changed)."""
         return self.policy_form.overrides() + self.model_form.overrides()
 
+    def model_edits(self) -> dict[str, object]:
+        """The model settings that differ from the file's (the scenario editor saves them to
+        the scenario's [model] table)."""
+        form = self.model_form
+        return {
+            name: value
+            for name, value in form.values().items()
+            if value is not None and value != form.base.get(name)
+        }
+
     def _on_changed(self) -> None:
         general = [f"{k}: {m}" for k, m in self.errors().items() if k in ("policy", "model")]
         self.general_error.setText("\n".join(general))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
@@ -53,6 +52,7 @@ from inspector.app.shell.dock_actions import dock_actions
 from inspector.app.shell.docks import add_docks, scrolled
 from inspector.app.shell.provider_settings import ProviderSettingsDialog
 from inspector.app.shell.run_status import RunStatus
+from inspector.app.shell.runs_listing import RunsListing
 from inspector.app.shell.unsaved_edits import ask_discard, unsaved_edits
 from inspector.app.shell.welcome import FIRST_DEMO, WelcomePanel
 from inspector.app.sweep.sweep_controller import SweepController
@@ -67,24 +67,16 @@ from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
 from inspector.reports.run_text import RunningUsage, record_problem, run_title, usage_so_far
 from inspector.resources import DEMO_PREFIX, demo_names, resolve_scenario
-from inspector.store import RunSummary, Store
-from inspector.workflows.demo_copy import copy_demo
+from inspector.store import Store
 from inspector.workflows.runs import load_stored_run
 
 __all__ = ["TITLE", "MainWindow", "load_stored_run", "record_problem", "run_title"]
 
 TITLE = "Agent Inspector"
 SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
-NEWEST_RUNS = 20  # runs re-read when one starts or ends (others may be recording meanwhile)
 # While a run streams, its steps so far are frozen out of the collector's scans every so many
 # steps: full collections otherwise walk all of them, ever longer (400 ms at 100,000 steps).
 SETTLE_EVERY = 1_000
-
-
-def read_runs(path: Path) -> list[RunSummary]:
-    """Every run's summary, newest first (on a worker thread, with its own ``Store``)."""
-    with Store.open(path) as store:
-        return store.runs()
 
 
 class MainWindow(QMainWindow):
@@ -99,7 +91,6 @@ class MainWindow(QMainWindow):
         self.selected_step: int | None = None
         self._following = False  # selecting the newest step of a run streaming in
         self._tokens = RunningUsage()  # of the run streaming in (or played back)
-        self._runs_task: asyncio.Task[None] | None = None
         self.local_model_url: str | None = None  # the running local model's, once known
         self._load_task: asyncio.Task[None] | None = None
         self.ask_discard = ask_discard  # asked on quitting with unsaved edits (tests answer it)
@@ -138,16 +129,17 @@ class MainWindow(QMainWindow):
         self.replay = ReplayController(runner, focus, self.policy, notices, self)
         self.playback = PlaybackController(runner, focus, path, notices, self)
         self.compare = CompareController(
-            runner, focus, path, notices, self._selected_runs_oldest_first, self
+            runner, focus, path, notices, self.library.selected_runs_oldest_first, self
         )
         self.validators = ValidatorsPanel(path, notices)  # re-validation on every save
         self.scenario_editor = ScenarioEditor()
-        self.scenario_editor.model_edits = self._model_edits
+        self.scenario_editor.model_edits = self.policy.model_edits
         self.proxy = ProxyController(path, notices, self)
         self.formats = FormatsController(path, notices, focus.shown_run_id, self)
         self.store_watch = StoreWatch(self.store.data_version, self)  # runs from elsewhere
         self.sweep = SweepController(self.store, notices, self)
         self.sweep_view = SweepView(self.sweep)
+        self.runs_listing = RunsListing(self.store, self.library, notices)
 
     def _lay_out(self) -> None:
         central = QWidget()
@@ -187,7 +179,7 @@ class MainWindow(QMainWindow):
         """What each of the window's own actions (``shell/actions.py``) does."""
         return {
             "open": self.open_scenario,
-            "edit_copy": self.edit_demo_copy,
+            "edit_copy": lambda: self.library.edit_demo_copy(self.notices),
             "run": self.run_turn,
             "stop": self.stop_turn,
             "show_cleared": self._toggle_cleared,
@@ -282,22 +274,6 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", SCENARIO_FILTER)
         if path:
             self.library.select_scenario(path)
-
-    def edit_demo_copy(self) -> None:
-        """Copies the chosen demo and its files to the user's scenarios folder and opens the
-        copy: the editing loop in one action (``workflows/demo_copy.py``)."""
-        ref = self.library.current_scenario() or ""
-        if not ref.startswith(DEMO_PREFIX):
-            text = "Choose a built-in demo first: a scenario file can be edited in place."
-            self.message_bar.show_message("info", text)
-            return
-        try:
-            path = copy_demo(ref.removeprefix(DEMO_PREFIX))
-        except InspectorError as exc:
-            self.message_bar.show_message("error", str(exc))
-            return
-        self.library.select_scenario(str(path))
-        self.message_bar.show_message("info", f"Editing a copy of {ref}: {path}")
 
     def choose_scenario(self, ref: str) -> None:
         """Loads ``ref`` into the policy panel (its own policy and model, no edits)."""
@@ -411,40 +387,13 @@ class MainWindow(QMainWindow):
         settle_loaded()  # its objects out of the collector's scans: no pauses with it shown
 
     def list_runs_soon(self) -> None:
-        """``refresh_runs`` with the store read on a worker thread (its own ``Store``): reading
-        100,000 runs takes ~0.4 s; listing them then takes one step of ~40 ms."""
-        self._runs_task = asyncio.get_event_loop().create_task(self._list_runs())
-
-    async def _list_runs(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            runs = await loop.run_in_executor(None, read_runs, self.store.path)
-        except InspectorError as exc:
-            self.message_bar.show_message("error", f"Cannot list the recorded runs: {exc}")
-            return
-        keep = self.focus.shown_run_id()
-        self.library.set_runs(runs, keep=keep)
-        self.note_runs(keep=keep)  # runs that started or ended while the list was read
+        self.runs_listing.list_soon(keep=self.focus.shown_run_id)
 
     def refresh_runs(self, keep: str | None = None) -> None:
-        try:
-            runs = self.store.runs()
-        except InspectorError as exc:
-            self.message_bar.show_message("error", f"Cannot list the recorded runs: {exc}")
-            return
-        self.library.set_runs(runs, keep=keep)
+        self.runs_listing.refresh(keep)
 
     def note_runs(self, keep: str | None = None) -> None:
-        """``refresh_runs`` when a run starts or ends: only the store's newest runs are read
-        (an indexed query) and merged into the list; the whole list is read again only when
-        they are not the newest it shows."""
-        try:
-            newest = self.store.runs(limit=NEWEST_RUNS)
-        except InspectorError as exc:
-            self.message_bar.show_message("error", f"Cannot list the recorded runs: {exc}")
-            return
-        if not self.library.merge_runs(newest, keep=keep):
-            self.refresh_runs(keep=keep)
+        self.runs_listing.note(keep)
 
     def _store_changed(self) -> None:
         """Another connection (the proxy's writer, a terminal's ``run`` or ``proxy``) wrote to
@@ -537,10 +486,6 @@ class MainWindow(QMainWindow):
 
     # ---- what the library, the features and the timeline ask -----------------------------------
 
-    def _selected_runs_oldest_first(self) -> list[str]:
-        started = {r.run_id: r.started_at for r in self.library.runs.runs()}
-        return sorted(self.library.selected_runs(), key=lambda run_id: started.get(run_id, ""))
-
     def _run_chosen(self, run_id: str) -> None:
         self.show_stored_run(run_id)
         self.playback.other_run_chosen(run_id)
@@ -567,16 +512,6 @@ class MainWindow(QMainWindow):
     def _validators_copy_saved(self, path: str) -> None:
         if not self.library.select_scenario(path):
             self.validators.set_scenario(path)
-
-    def _model_edits(self) -> dict[str, object]:
-        """The Policy tab's model settings that differ from the file's (the scenario editor
-        saves them to the scenario's [model] table)."""
-        form = self.policy.model_form
-        return {
-            name: value
-            for name, value in form.values().items()
-            if value is not None and value != form.base.get(name)
-        }
 
     def _scenario_saved(self, path: str) -> None:
         self.message_bar.show_message("info", f"Saved {path}")
