@@ -20,6 +20,7 @@ LOCAL_MODEL_DIR_ENV = "AGENT_INSPECTOR_LOCAL_MODEL_DIR"  # the local model, its 
 LOCAL_MODEL_ENV = "AGENT_INSPECTOR_LOCAL_MODEL"  # another .gguf to serve instead
 PROXY_SETTINGS_ENV = "AGENT_INSPECTOR_PROXY_SETTINGS"  # the window's proxy port and upstreams
 SCENARIOS_ENV = "AGENT_INSPECTOR_SCENARIOS"  # the folder "Edit a copy" puts demo copies in
+WINDOW_STATE_ENV = "AGENT_INSPECTOR_WINDOW_STATE"  # the window's layout and recent scenarios
 
 
 def _override(name: str) -> Path | None:
@@ -70,3 +71,8 @@ def local_model_file(home: Path, file_name: str) -> Path:
 def proxy_settings_file() -> Path:
     """The window's recording proxy settings (port, upstreams; never a key)."""
     return _override(PROXY_SETTINGS_ENV) or user_config_dir() / "proxy.json"
+
+
+def window_state_file() -> Path:
+    """The window's saved layout (geometry, docks, view choices) and recent scenario files."""
+    return _override(WINDOW_STATE_ENV) or user_config_dir() / "window.ini"

@@ -1,6 +1,6 @@
-"""Suite-wide isolation: no test touches the real user data dir's store or the user's policy
-presets, and Qt never looks for a display (the suite runs headless, also when pytest is called
-without make)."""
+"""Suite-wide isolation: no test touches the real user data dir's store, the user's policy
+presets or the window's saved layout and recent files, and Qt never looks for a display (the
+suite runs headless, also when pytest is called without make)."""
 
 from __future__ import annotations
 
@@ -28,4 +28,14 @@ def _isolated_presets(
     # The policy panel lists the user's policy presets: never the real config dir's.
     path = tmp_path_factory.mktemp("presets")
     monkeypatch.setenv("AGENT_INSPECTOR_PRESETS", str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_window_state(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    # The window's saved layout and recent scenarios: never the user's own window.ini.
+    path = tmp_path_factory.mktemp("window") / "window.ini"
+    monkeypatch.setenv("AGENT_INSPECTOR_WINDOW_STATE", str(path))
     return path

@@ -18,6 +18,7 @@ from inspector.app.shell.main_window import MainWindow
 from inspector.app.shell.welcome import is_first_run
 from inspector.app.widgets.icons import app_icon
 from inspector.core.records import RunRecord
+from inspector.locations import window_state_file
 from inspector.store import Store, resolve_db_path
 
 WINDOW_SIZE = (1400, 900)
@@ -143,8 +144,11 @@ def run_gui(
     db: str | None,
     screenshot: str | None = None,
     self_test: bool = False,
+    size: tuple[int, int] | None = None,
 ) -> int:
-    """Opens the window (running ``scenario`` if given) and returns the exit code."""
+    """Opens the window (running ``scenario`` if given) and returns the exit code. ``size``
+    (``--size``) wins over the size saved with the layout; ``--screenshot`` and ``--self-test``
+    neither read nor write the saved layout (``window.ini``)."""
     app = application()
     loop = InspectorEventLoop(app)
     asyncio.set_event_loop(loop)
@@ -156,7 +160,12 @@ def run_gui(
     first_run = not self_test and is_first_run(store_path)  # before Store.open creates it
     store = Store.open(store_path)
     window = MainWindow(store, first_run=first_run)
-    window.resize(*WINDOW_SIZE)
+    window.resize(*(size or WINDOW_SIZE))
+    if screenshot is None and not self_test:
+        window.window_layout.use_file(window_state_file())  # the layout of last time
+        window.recent.use_file(window_state_file())
+        if size is not None:
+            window.resize(*size)
     headless: _Headless | None = None
     if screenshot is not None:
         headless = _Headless(window, _screenshot_done(window, screenshot))

@@ -12,6 +12,7 @@ from inspector.core.errors import InspectorError
 
 NAME = "gui"
 HELP = "open the inspector window (the default command)"
+MIN_SIZE = (640, 480)  # --size below this cannot show the docks and the timeline
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,17 +23,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a scenario .toml file or demo:NAME to run when the window opens",
     )
     add_db_argument(parser)
+    parser.add_argument(
+        "--size",
+        metavar="WxH",
+        type=window_size,
+        help="the window's size in pixels, e.g. 1024x700 (default: the size it had when last "
+        "closed, else 1400x900); --screenshot renders at it",
+    )
     headless = parser.add_mutually_exclusive_group()
     headless.add_argument(
         "--screenshot",
         metavar="PNG",
-        help="run SCENARIO (if given), render the window at 1400×900 to PNG and exit",
+        help="run SCENARIO (if given), render the window (1400x900, or --size) to PNG and exit",
     )
     headless.add_argument(
         "--self-test",
         action="store_true",
         help="open the window, run demo:retry-feedback, exit 0 if all went well",
     )
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """``WxH`` (``1024x700``) as a pair of pixels; argparse turns the error into one line."""
+    width, sep, height = text.lower().replace("×", "x").partition("x")
+    try:
+        size = (int(width), int(height)) if sep else None
+    except ValueError:
+        size = None
+    if size is None or not (MIN_SIZE[0] <= size[0] <= 10_000 and MIN_SIZE[1] <= size[1] <= 10_000):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected WIDTHxHEIGHT in pixels, at least {MIN_SIZE[0]}x{MIN_SIZE[1]} "
+            "(e.g. 1024x700)"
+        )
+    return size
 
 
 def _has_display() -> bool:
@@ -75,4 +98,10 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     check_desktop_libraries()
     from inspector.app.app import run_gui  # Qt is loaded only when the window is wanted
 
-    return run_gui(args.scenario, args.db, screenshot=args.screenshot, self_test=args.self_test)
+    return run_gui(
+        args.scenario,
+        args.db,
+        screenshot=args.screenshot,
+        self_test=args.self_test,
+        size=args.size,
+    )

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QMessageBox,
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.app.widgets.flow_layout import flow_row
 from inspector.editing.policy_presets import (
     PolicyPreset,
     PresetError,
@@ -80,15 +80,12 @@ class PolicyPresetBar(QWidget):
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #d1242f;")
         self.error.hide()
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(QLabel("Policy preset:", self))
-        row.addWidget(self.combo, 1)
-        row.addWidget(self.save_button)
-        row.addWidget(self.delete_button)
+        # Wrapped onto a second line in a narrow dock rather than widening it.
+        label = QLabel("Policy preset:", self)
+        row = flow_row(self, label, self.combo, self.save_button, self.delete_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(row)
+        layout.addWidget(row)
         layout.addWidget(self.error)
         form.changed.connect(self._sync)
         self.refresh()

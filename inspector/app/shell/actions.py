@@ -56,6 +56,12 @@ WINDOW_ACTIONS = (
     ActionSpec("local_start", "&Start", (), "Start the local llama.cpp model server"),
     ActionSpec("local_stop", "S&top", (), "Stop the local model server"),
     ActionSpec("local_status", "Status", (), "Is the local model server running?"),
+    ActionSpec(
+        "reset_layout",
+        "Reset &layout",
+        ("Ctrl+Shift+L",),
+        "Put every dock back where it starts, at its default width",
+    ),
     ActionSpec("welcome", "&Welcome page"),
     ActionSpec("about", "&About Agent Inspector"),
 )
@@ -64,12 +70,13 @@ SEPARATOR = "-"
 # An entry: an action id, SEPARATOR, "dock:<objectName>" (brings the dock forward) or a
 # (title, entries) submenu. Features' action ids: replay, compare_original (ReplayController),
 # play_back and playback_* (PlaybackController), compare (CompareController), proxy_*
-# (ProxyController), import, save_scenario, send_collector (FormatsController).
+# (ProxyController), import, save_scenario, send_collector (FormatsController); open_recent is
+# the File › Open recent submenu (RecentScenarios).
 Entry: TypeAlias = "str | tuple[str, Sequence[Entry]]"
 MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
     ("&File", (
-        "open", "edit_copy", "import", SEPARATOR, "save_scenario", "send_collector", SEPARATOR,
-        "settings", SEPARATOR, "quit",
+        "open", "open_recent", "edit_copy", "import", SEPARATOR, "save_scenario",
+        "send_collector", SEPARATOR, "settings", SEPARATOR, "quit",
     )),
     ("&Run", (
         "run", "stop", SEPARATOR, "replay", "compare_original", SEPARATOR, "play_back",
@@ -79,7 +86,7 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
     ("&View", (
         "show_cleared", "filter", "focus_timeline", SEPARATOR, "dock:libraryDock",
         "dock:stepDock", "dock:attemptsDock", "dock:policyDock", "dock:validatorsDock",
-        "dock:scenarioDock",
+        "dock:scenarioDock", SEPARATOR, "reset_layout",
     )),
     ("&Local model", ("local_start", "local_stop", "local_status")),
     ("&Proxy", ("proxy_start", "proxy_stop", "proxy_copy_url")),

@@ -24,6 +24,8 @@ class CentreTabs(QTabWidget):
         self.addTab(compare, "Compare")
         self.sweep_page = sweep
         self.addTab(sweep, "Sweep")
+        for page in (compare, sweep):  # shown with the right docks put away: there is room,
+            page.setMinimumWidth(1)  # and their own minimum must not widen the Timeline's
         self.currentChanged.connect(self._tab_changed)
 
     def show_timeline(self) -> None:

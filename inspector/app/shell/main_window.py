@@ -17,7 +17,7 @@ import contextlib
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -51,10 +51,12 @@ from inspector.app.shell.centre_tabs import CentreTabs
 from inspector.app.shell.dock_actions import dock_actions
 from inspector.app.shell.docks import add_docks, scrolled
 from inspector.app.shell.provider_settings import ProviderSettingsDialog
+from inspector.app.shell.recent_scenarios import RecentScenarios
 from inspector.app.shell.run_status import RunStatus
 from inspector.app.shell.runs_listing import RunsListing
 from inspector.app.shell.unsaved_edits import ask_discard, unsaved_edits
 from inspector.app.shell.welcome import FIRST_DEMO, WelcomePanel
+from inspector.app.shell.window_layout import WindowLayout
 from inspector.app.sweep.sweep_controller import SweepController
 from inspector.app.sweep.sweep_view import SweepView
 from inspector.app.timeline.timeline_view import TimelineView
@@ -121,6 +123,7 @@ class MainWindow(QMainWindow):
         )
         self.run_heading.setObjectName("runHeading")
         self.run_heading.setTextFormat(Qt.TextFormat.RichText)
+        self.run_heading.setWordWrap(True)  # a long heading wraps instead of widening the centre
         self.welcome = WelcomePanel()
         self.welcome.hide()
         self.local_model = LocalModelControl(self)
@@ -157,7 +160,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.centre_tabs, 1)
         self.setCentralWidget(central)
 
-        docks = add_docks(
+        docks = self.docks = add_docks(
             self,
             {
                 "libraryDock": self.library,
@@ -171,7 +174,6 @@ class MainWindow(QMainWindow):
         self.library_dock, self.detail_dock = docks["libraryDock"], docks["stepDock"]
         self.attempts_dock, self.policy_dock = docks["attemptsDock"], docks["policyDock"]
         self.validators_dock, self.scenario_dock = docks["validatorsDock"], docks["scenarioDock"]
-        self._docks_sized = False
 
         self.status = RunStatus(self.statusBar(), self)
 
@@ -190,6 +192,7 @@ class MainWindow(QMainWindow):
             "local_start": self.local_model.start,
             "local_stop": self.local_model.stop,
             "local_status": self.local_model.refresh,
+            "reset_layout": lambda: self.window_layout.reset(),
             "welcome": self.show_welcome,
             "about": self.show_about,
         }
@@ -206,6 +209,8 @@ class MainWindow(QMainWindow):
         for action in actions.values():
             self.addAction(action)  # shortcuts work wherever the focus is in the window
         actions.update(dock_actions(self.findChildren(QDockWidget), self))
+        self.recent = RecentScenarios(self.library, self.notices, self)  # File › Open recent
+        actions["open_recent"] = self.recent.menu.menuAction()
         self.actions_by_id = actions
         self.show_cleared_action = actions["show_cleared"]
         self.show_cleared_action.setChecked(True)
@@ -229,6 +234,10 @@ class MainWindow(QMainWindow):
         self.local_model_menu = menus["Local model"]
         self.library.add_run_action(self.compare.action)
         self.library.add_run_action(self.formats.save_action)
+        splits = {"library": self.library, "compare": self.compare.view.split}
+        splits["validators"] = self.validators.splitter
+        checks = {"show_cleared": self.show_cleared_action}
+        self.window_layout = WindowLayout(self, self.docks, splits, checks)  # saved, restored
 
     def _connect(self) -> None:
         library, runner, focus = self.library, self.runner, self.focus
@@ -574,16 +583,6 @@ class MainWindow(QMainWindow):
         self.statusBar().clearMessage()
         self.message_bar.show_message("error", message)
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if not self._docks_sized:  # sizes apply once the window has its own (first show)
-            self._docks_sized = True
-            width = self.width()
-            sizes = [max(250, width * 5 // 28), max(400, width * 9 // 28)]
-            self.resizeDocks(
-                [self.library_dock, self.detail_dock], sizes, Qt.Orientation.Horizontal
-            )
-
     def closeEvent(self, event: QCloseEvent) -> None:
         editors = (self.validators.python_editor, self.validators.table, self.scenario_editor)
         unsaved = unsaved_edits(editors)
@@ -595,4 +594,5 @@ class MainWindow(QMainWindow):
         self.proxy.stop()  # its open runs are ended if the loop gets to run
         self.sweep.cancel()  # so do a sweep's runs in flight
         self.local_model.abandon()
+        self.window_layout.save()  # to window.ini, when the app gave it one
         super().closeEvent(event)

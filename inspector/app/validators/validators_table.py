@@ -22,7 +22,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -35,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.validators.validators_item_model import ValidatorsItemModel
+from inspector.app.widgets.flow_layout import flow_row
 from inspector.app.widgets.form_widgets import error_label
 from inspector.app.widgets.scenario_files import ask_copy_path, save_document, scenario_file
 from inspector.core.errors import ScenarioError
@@ -136,17 +136,21 @@ class ValidatorsTable(QWidget):
         self.error_label = error_label(self)
         self.error_label.setObjectName("validatorsError")
 
-        buttons = QHBoxLayout()
-        for button in (self.add_button, self.remove_button, self.up_button, self.down_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.save_button)
+        # Wrapped onto a second line in a narrow dock rather than widening it.
+        buttons = flow_row(
+            self,
+            self.add_button,
+            self.remove_button,
+            self.up_button,
+            self.down_button,
+            self.save_button,
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.heading)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.error_label)
-        layout.addLayout(buttons)
+        layout.addWidget(buttons)
 
         self.add_button.clicked.connect(self.add_row)
         self.remove_button.clicked.connect(self.remove_row)
