@@ -32,6 +32,18 @@ def outcome(status: str, termination: str | None, fallback_trigger: str | None =
     return f"{status} ({words(termination)})"
 
 
+def step_budget(used: int, cap: int | None) -> str:
+    """``4 steps of 8 max``: the steps a run took against its step cap (``max_steps``, B2);
+    ``1 step`` when the cap is unknown."""
+    taken = f"{used} step{'s' * (used != 1)}"
+    return f"{taken} of {cap} max" if cap else taken
+
+
+def step_cap(cap: int | None) -> str:
+    """``8 steps max``: the cap of a run not finished yet ("" when unknown)."""
+    return f"{cap} step{'s' * (cap != 1)} max" if cap else ""
+
+
 def missing_text(step: Step) -> str:
     """What a step's empty Text box says: "nothing yet" only while the step streams."""
     if step.status == "pending":

@@ -8,7 +8,7 @@ import html
 
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Step, Usage
-from inspector.reports.labels import outcome
+from inspector.reports.labels import outcome, step_budget, step_cap
 
 
 def run_title(run: LiveRun) -> str:
@@ -18,12 +18,15 @@ def run_title(run: LiveRun) -> str:
     parts = [f"<b>{scenario}</b>", f"run {run.run_id}"]
     if record is None:
         parts.append("running…")
+        cap = step_cap(header.policy.max_steps) if header else ""
+        if cap:
+            parts.append(cap)
     else:
         ended = outcome(record.status, record.termination, record.fallback_trigger)
         steps, attempts = len(record.steps), record.budgets.attempts_used
         parts += [
             ended,
-            f"{steps} step{'s' * (steps != 1)}",
+            step_budget(steps, record.budgets.max_steps),
             f"{attempts} attempt{'s' * (attempts != 1)}",
         ]
         if record.replay_of:

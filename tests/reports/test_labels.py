@@ -9,6 +9,8 @@ from inspector.reports.labels import (
     forced_markers,
     missing_text,
     outcome,
+    step_budget,
+    step_cap,
     step_note,
     why_ended,
     words,
@@ -74,3 +76,12 @@ def test_a_validator_error_step_says_the_model_did_not_fail() -> None:
     )
     assert "not the model's failure" in step_note(step)
     assert step_note(step.model_copy(update={"status": "failed_validation"})) == ""
+
+
+def test_the_step_cap_is_stated_beside_the_steps_taken() -> None:
+    assert step_budget(4, 8) == "4 steps of 8 max"
+    assert step_budget(1, 20) == "1 step of 20 max"
+    assert step_budget(3, None) == "3 steps"
+    assert step_cap(8) == "8 steps max"
+    assert step_cap(1) == "1 step max"
+    assert step_cap(None) == ""

@@ -232,8 +232,9 @@ def test_run_title_and_problem_lines(window: MainWindow, qtbot: QtBot) -> None:
     title = run_title(LiveRun.from_record(record))
     assert record.run_id in title and "failed (validator exhausted)" in title
     one_step = record.model_copy(update={"steps": record.steps[:1]})
-    assert "· 1 step ·" in run_title(LiveRun.from_record(one_step))
-    assert f"· {len(record.steps)} steps ·" in title
+    cap = record.budgets.max_steps
+    assert f"· 1 step of {cap} max ·" in run_title(LiveRun.from_record(one_step))
+    assert f"· {len(record.steps)} steps of {cap} max ·" in title  # the step cap is stated
     problem = record_problem(record)
     assert problem is not None and problem.startswith(f"Run {record.run_id} failed")
     assert record_problem(record.model_copy(update={"status": "succeeded"})) is None
