@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerates the window screenshots of the five offline demos (1400×900, final step selected):
+# Regenerates the window screenshots of the five offline demos, final step selected, at 1400×900
+# (NAME.png) and at 1024×700 (NAME-1024.png, the smallest size the window is laid out for):
 #   docs/screenshots/make.sh
 # Runs each demo in the window on Qt's offscreen platform, recorded into a throwaway store.
 set -eu
@@ -12,6 +13,9 @@ for demo in retry-feedback step-cap final-answer-tool empty-final invalid-output
   QT_QPA_PLATFORM=offscreen "$python" -m inspector gui "demo:$demo" \
     --db "$db/runs.sqlite3" --screenshot "$here/$demo.png"
   echo "wrote docs/screenshots/$demo.png"
+  QT_QPA_PLATFORM=offscreen "$python" -m inspector gui "demo:$demo" --size 1024x700 \
+    --db "$db/runs.sqlite3" --screenshot "$here/$demo-1024.png"
+  echo "wrote docs/screenshots/$demo-1024.png"
 done
 # The editing loop: validator editor with flips, a validator error, a three-way compare, a replay.
 QT_QPA_PLATFORM=offscreen "$python" "$here/scenes.py" "$here"

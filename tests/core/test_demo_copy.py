@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
 from inspector.core.errors import ScenarioError
+from inspector.core.loop import run_turn
 from inspector.core.scenario import load_scenario
+from inspector.providers.factory import build_provider
 from inspector.resources import demo_names, demo_path
 from inspector.workflows.demo_copy import copy_demo, free_folder, named_files
 
@@ -78,3 +81,29 @@ def test_named_files_are_the_relative_files_of_function_references(tmp_path: Pat
         "def t(**k):\n    return ''\n\ndef other(o, c):\n    return True\n", encoding="utf-8"
     )
     assert named_files(load_scenario(path)) == ["checks/validators.py", "tools.py"]
+
+
+def _verdicts(scenario_path: Path) -> list[list[str]]:
+    scenario = load_scenario(scenario_path)
+    record = asyncio.run(run_turn(scenario, build_provider(scenario)))
+    return [[f"{v.validator}:{v.status}" for v in step.verdicts] for step in record.steps]
+
+
+def test_the_retry_demo_judges_length_with_its_python_file(tmp_path: Path) -> None:
+    """Edit a copy of retry-feedback is a ready editing loop: its length check is python, in
+    sms_checks.py beside the copy, and an edit of that file changes the turn."""
+    demo = load_scenario(demo_path("retry-feedback"))
+    assert "sms_checks.py" in named_files(demo)
+    copy = copy_demo("retry-feedback", tmp_path)
+    checks = copy.parent / "sms_checks.py"
+    assert checks.is_file()
+    assert _verdicts(copy) == [
+        [],
+        ["no_markdown:fail", "max_length:pass"],
+        ["no_markdown:pass", "max_length:fail"],
+        ["no_markdown:pass", "max_length:pass"],
+    ]
+    checks.write_text(checks.read_text().replace("LIMIT = 160", "LIMIT = 200"), encoding="utf-8")
+    # The long draft passes now: the turn ends one attempt earlier.
+    assert _verdicts(copy)[-1] == ["no_markdown:pass", "max_length:pass"]
+    assert len(_verdicts(copy)) == 3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +29,13 @@ def same(step: Step) -> dict[str, Any]:
 
 @pytest.fixture
 def sms(tmp_path: Path) -> str:
-    """The retry-feedback demo without its streaming delays (fast, the same turn)."""
-    text = demo_path("retry-feedback").read_text(encoding="utf-8")
+    """The retry-feedback demo without its streaming delays (fast, the same turn), beside its
+    python validators file."""
+    demo = demo_path("retry-feedback")
+    text = demo.read_text(encoding="utf-8")
     path = tmp_path / "sms.toml"
     path.write_text(text.replace("delay_ms = 20", "delay_ms = 0"), encoding="utf-8")
+    shutil.copyfile(demo.parent / "sms_checks.py", tmp_path / "sms_checks.py")
     return str(path)
 
 

@@ -162,8 +162,9 @@ class WindowLayout(QObject):
             if self.checks[name].isChecked() != checked:
                 self.checks[name].trigger()
         self.preferred = dict(DEFAULT_WIDTHS)
-        self._apply_widths(self.fitted(DEFAULT_WIDTHS))
         self._unelide_tabs()
+        # Once the restored docks are laid out (before, a tab group shows no dock yet).
+        QTimer.singleShot(0, lambda: self._apply_widths(self.fitted(DEFAULT_WIDTHS)))
 
     def fitted(self, widths: Mapping[Side, int]) -> dict[Side, int]:
         """``widths``, narrowed in proportion on a small window so that the centre keeps its

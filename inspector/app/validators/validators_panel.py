@@ -217,8 +217,8 @@ class ValidatorsPanel(QWidget):
             return "Choose a scenario to edit its validators."
         if self.is_demo:
             return (
-                "Built-in demos are read-only and have no python validators. Save the demo "
-                "as a copy (Declarative tab) to add some."
+                "Built-in demos are read-only. File › Edit a copy of this demo (Ctrl+Shift+E) "
+                "makes a copy, with its python files, to edit and save."
             )
         if not files:
             return (
