@@ -90,3 +90,11 @@ def test_no_display_means_offscreen_for_headless_output_and_an_error_for_a_windo
         choose_platform(headless_output=False)
     choose_platform(headless_output=True)
     assert os.environ["QT_QPA_PLATFORM"] == "offscreen"
+
+
+@pytest.mark.parametrize("size", ["10x10", "wide", "1024", "1024xabc"])
+def test_a_bad_size_is_a_one_line_error(size: str, tmp_path: Path) -> None:
+    done = _gui("--size", size, "--screenshot", str(tmp_path / "x.png"), tmp_path=tmp_path)
+    assert done.returncode == 2
+    assert "--size" in done.stderr and "WIDTHxHEIGHT" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -58,7 +58,12 @@ class ToolsEditor(QWidget):
         self.result_error = error_label(self)
         self.function = QLineEdit(self)
         self.function.setPlaceholderText("tools.py:lookup")
-        self.side_effects = QCheckBox("Side effects (never re-run by a replay)", self)
+        # Short: a long check box label would set the Scenario dock's width.
+        self.side_effects = QCheckBox("Side effects", self)
+        self.side_effects.setToolTip(
+            "The tool changes something outside: a replay never runs it again and reuses "
+            "the recorded result"
+        )
 
         self.form = QWidget(self)
         form = QFormLayout(self.form)

@@ -104,13 +104,13 @@ class WindowLayout(QObject):
         version = settings.value("version")
         geometry = _as_bytes(settings.value("geometry"))
         state = _as_bytes(settings.value("state"))
-        usable = (
-            settings.status() == QSettings.Status.NoError
-            and str(version) == str(self.version)
-            and geometry is not None
-            and state is not None
-        )
-        if not usable or not self.window.restoreGeometry(geometry):
+        if (
+            settings.status() != QSettings.Status.NoError
+            or str(version) != str(self.version)
+            or geometry is None
+            or state is None
+            or not self.window.restoreGeometry(geometry)
+        ):
             return False
         if not self.window.restoreState(state, self.version):
             self.window.restoreState(self._default_state, self.version)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QDockWidget
 from pytestqt.qtbot import QtBot
 
@@ -199,6 +200,7 @@ def test_recent_scenarios_are_remembered_across_restarts(
     assert newest_first[2] in third.message_bar.text.text()  # said, not silently dropped
 
 
+@pytest.mark.slow
 def test_a_screenshot_neither_reads_nor_writes_the_layout(tmp_path: Path) -> None:
     ini = tmp_path / "window.ini"
     ini.write_text("[layout]\nversion=1\n")
@@ -207,5 +209,5 @@ def test_a_screenshot_neither_reads_nor_writes_the_layout(tmp_path: Path) -> Non
     command = [sys.executable, "-m", "inspector", "gui", "--size", "1024x700"]
     command += ["--db", str(tmp_path / "runs.sqlite3"), "--screenshot", str(shot)]
     subprocess.run(command, env=env, check=True, timeout=120, capture_output=True)
-    assert shot.is_file()
-    assert ini.read_text() == "[layout]\nversion=1\n"
+    assert QImage(str(shot)).size().toTuple() == (1024, 700)  # rendered at --size
+    assert ini.read_text() == "[layout]\nversion=1\n"  # neither read nor written
