@@ -95,7 +95,9 @@ class LibraryPanel(QSplitter):
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in ((STATUS, 128), (SCENARIO, 104), (STARTED, 70)):
+        # Status and Scenario fit the left dock at 220 px (1024×700): the icon and "interrupted"
+        # take ~100 px; a longer scenario name is elided, the row's tooltip names it.
+        for column, width in ((STATUS, 108), (SCENARIO, 104), (STARTED, 70)):
             self.run_list.setColumnWidth(column, width)
         self.run_list.selectionModel().currentChanged.connect(self._run_changed)
         # Down in the filter box enters the (filtered) list, as in a search field's results.
