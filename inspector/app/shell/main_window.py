@@ -20,7 +20,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QToolBar,
@@ -50,7 +49,7 @@ from inspector.app.shell.actions import WINDOW_ACTIONS, build_menus, fill_toolba
 from inspector.app.shell.centre_tabs import CentreTabs
 from inspector.app.shell.dock_actions import dock_actions
 from inspector.app.shell.docks import add_docks, scrolled
-from inspector.app.shell.provider_settings import ProviderSettingsDialog
+from inspector.app.shell.provider_settings import open_provider_settings
 from inspector.app.shell.recent_scenarios import RecentScenarios
 from inspector.app.shell.run_status import RunStatus
 from inspector.app.shell.runs_listing import RunsListing
@@ -75,7 +74,6 @@ from inspector.workflows.runs import load_stored_run
 __all__ = ["TITLE", "MainWindow", "load_stored_run", "record_problem", "run_title"]
 
 TITLE = "Agent Inspector"
-SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
 # While a run streams, its steps so far are frozen out of the collector's scans every so many
 # steps: full collections otherwise walk all of them, ever longer (400 ms at 100,000 steps).
 SETTLE_EVERY = 1_000
@@ -280,9 +278,7 @@ class MainWindow(QMainWindow):
     # ---- intents ---------------------------------------------------------------------------
 
     def open_scenario(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", SCENARIO_FILTER)
-        if path:
-            self.library.select_scenario(path)
+        self.recent.ask_open()  # File › Open scenario… (shell/recent_scenarios.py)
 
     def choose_scenario(self, ref: str) -> None:
         """Loads ``ref`` into the policy panel (its own policy and model, no edits)."""
@@ -349,10 +345,7 @@ class MainWindow(QMainWindow):
         return show_about(self)
 
     def open_provider_settings(self) -> QWidget:
-        dialog = ProviderSettingsDialog(self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.open()
-        return dialog
+        return open_provider_settings(self)
 
     def play_back(self, run_id: str) -> None:
         """Plays recorded run ``run_id`` back into the views, without a model (app/playback/)."""

@@ -277,3 +277,11 @@ class ProviderSettingsDialog(QDialog):
     def _say(self, text: str, *, error: bool = False) -> None:
         self.message.setText(text)
         self.message.setProperty("error", error)
+
+
+def open_provider_settings(parent: QWidget) -> QWidget:
+    """File › Provider settings…: the dialog, window-modal, deleted when closed."""
+    dialog = ProviderSettingsDialog(parent)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.open()
+    return dialog

@@ -1,13 +1,14 @@
-"""File › Open recent: the last scenario files opened (``editing/recent_files.py`` keeps the
-list), remembered in the window's settings file and listed again in the Scenarios list at start.
-Demos are not remembered: the Scenarios list always has them."""
+"""Scenario files opened: File › Open scenario… and File › Open recent, the last files opened
+(``editing/recent_files.py`` keeps the list), remembered in the window's settings file and
+listed again in the Scenarios list at start. Demos are not remembered: the Scenarios list always
+has them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QMenu, QWidget
+from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from inspector.app.library.library_panel import LibraryPanel
 from inspector.app.runtime.notifier import Notifier
@@ -15,12 +16,13 @@ from inspector.app.shell.window_layout import open_settings
 from inspector.editing.recent_files import still_there, with_opened
 
 KEY = "recent/scenarios"
+SCENARIO_FILTER = "Scenarios (*.toml);;All files (*)"
 
 
 class RecentScenarios(QObject):
     def __init__(self, library: LibraryPanel, notify: Notifier, parent: QWidget) -> None:
         super().__init__(parent)
-        self.library, self.notify = library, notify
+        self.library, self.notify, self._parent = library, notify, parent
         self.items: list[str] = []  # newest first
         self.path: Path | None = None
         self.menu = QMenu("Open &recent", parent)
@@ -42,6 +44,15 @@ class RecentScenarios(QObject):
             self._save()
             self._dropped(checked.missing)
         self._fill()
+
+    def ask_open(self) -> None:
+        """File › Open scenario…: the dialog starts in the folder of the newest recent file."""
+        folder = str(Path(self.items[0]).parent) if self.items else ""
+        path, _ = QFileDialog.getOpenFileName(
+            self._parent, "Open scenario", folder, SCENARIO_FILTER
+        )
+        if path:
+            self.library.select_scenario(path)
 
     def opened(self, ref: str) -> None:
         """A scenario was chosen: a file (not a demo, not gone) comes first in the list."""
