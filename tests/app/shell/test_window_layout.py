@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from inspector.app.runtime.runner import InspectorEventLoop
@@ -172,7 +172,7 @@ def _scenario_files(tmp_path: Path, count: int) -> list[str]:
 
 
 def test_recent_scenarios_are_remembered_across_restarts(
-    open_window: Opener, tmp_path: Path
+    open_window: Opener, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ini = tmp_path / "window.ini"
     files = _scenario_files(tmp_path, RECENT_LIMIT + 1)
@@ -191,6 +191,12 @@ def test_recent_scenarios_are_remembered_across_restarts(
     menu[1].trigger()
     assert second.library.current_scenario() == newest_first[1]
     assert second.recent.items[0] == newest_first[1]
+    asked: list[str] = []  # File › Open starts where the newest recent file is
+    monkeypatch.setattr(
+        QFileDialog, "getOpenFileName", lambda _p, _t, folder, _f: asked.append(folder) or ("", "")
+    )
+    second.actions_by_id["open"].trigger()
+    assert asked == [str(tmp_path)]
     second.close()
 
     Path(newest_first[2]).unlink()
