@@ -1,8 +1,8 @@
-"""retry-feedback's python validator: the SMS
-length limit, as code you can change.
+"""retry-feedback's python validator: no markdown
+in an SMS, as code you can change.
 
 Edit a copy of the demo (Ctrl+Shift+E), change
-LIMIT or the check, save (Ctrl+S): the recorded
+MARKDOWN or the check, save (Ctrl+S): the recorded
 drafts are judged again and the verdicts that
 flip are listed and marked in the timeline, with
 no model call. Then Replay (Ctrl+Shift+R).
@@ -14,18 +14,15 @@ feedback), or a Verdict (reason and feedback).
 
 from inspector.core.records import Verdict
 
-LIMIT = 160  # characters in one SMS
+MARKDOWN = "*_#`"  # characters an SMS shows as is
 
 
-def max_length(output: str, ctx: object) -> Verdict:
-    n = len(output)
-    if n <= LIMIT:
-        return Verdict.passed(
-            "max_length", f"{n} ≤ {LIMIT} characters"
-        )
-    return Verdict.failed(
-        "max_length",
-        f"{n} characters > {LIMIT}",
-        f"An SMS holds {LIMIT} characters at most. "
-        "Shorten it.",
-    )
+def no_markdown(output: str, ctx: object) -> Verdict:
+    for at, char in enumerate(output):
+        if char in MARKDOWN:
+            return Verdict.failed(
+                "no_markdown",
+                f"found {char!r} at {at}",
+                "Plain text only: no markdown characters.",
+            )
+    return Verdict.passed("no_markdown")

@@ -90,7 +90,7 @@ def _verdicts(scenario_path: Path) -> list[list[str]]:
 
 
 def test_the_retry_demo_judges_length_with_its_python_file(tmp_path: Path) -> None:
-    """Edit a copy of retry-feedback is a ready editing loop: its length check is python, in
+    """Edit a copy of retry-feedback is a ready editing loop: its markdown check is python, in
     sms_checks.py beside the copy, and an edit of that file changes the turn."""
     demo = load_scenario(demo_path("retry-feedback"))
     assert "sms_checks.py" in named_files(demo)
@@ -103,7 +103,7 @@ def test_the_retry_demo_judges_length_with_its_python_file(tmp_path: Path) -> No
         ["no_markdown:pass", "max_length:fail"],
         ["no_markdown:pass", "max_length:pass"],
     ]
-    checks.write_text(checks.read_text().replace("LIMIT = 160", "LIMIT = 200"), encoding="utf-8")
-    # The long draft passes now: the turn ends one attempt earlier.
-    assert _verdicts(copy)[-1] == ["no_markdown:pass", "max_length:pass"]
-    assert len(_verdicts(copy)) == 3
+    allowed = checks.read_text().replace('MARKDOWN = "*_#`"', 'MARKDOWN = "#`"')
+    checks.write_text(allowed, encoding="utf-8")
+    # '*' is allowed now: the first draft passes and the turn ends there.
+    assert _verdicts(copy) == [[], ["no_markdown:pass", "max_length:pass"]]

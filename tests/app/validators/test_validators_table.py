@@ -248,7 +248,7 @@ def test_a_demo_is_read_only_and_saved_as_a_copy(
     assert table.read_only
     assert "built-in demo" in table.heading.text()
     assert table.model.rowCount() == 2
-    table.model.setData(table.model.index(0, FEEDBACK), "No markdown at all.")
+    table.model.setData(table.model.index(1, PARAMETERS), "max = 140")
 
     monkeypatch.setattr(table, "ask_copy_path", lambda original: None)
     assert table.save() is False  # cancelled: nothing written anywhere
@@ -260,8 +260,7 @@ def test_a_demo_is_read_only_and_saved_as_a_copy(
     assert saved.args == [str(copy)]
     assert demo_path("retry-feedback").read_bytes() == original
     text = copy.read_text(encoding="utf-8")
-    assert 'feedback = "No markdown at all."' in text
-    assert text.startswith("# B1: a validator rejects the answer")
+    assert "max = 140" in text and text.startswith("# B1: a validator rejects the answer")
     assert (tmp_path / "sms_checks.py").is_file()  # the python validator came along
     assert table.path == copy and not table.read_only  # the copy is edited from now on
 
