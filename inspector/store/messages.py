@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from inspector.core.messages import Message
@@ -21,18 +22,21 @@ def dumps(value: Any) -> str:
 
 
 def content_hash(body: str) -> str:
-    return hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest()
+    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 class MessageInterner:
     """Hashes messages for one writer; a message object seen before is not serialised again.
 
-    ``new`` collects ``(hash, body)`` pairs not yet written, for the caller's next transaction."""
+    ``new`` collects ``(hash, body)`` pairs not yet written, for the caller's next transaction.
+    The hash is of the message's JSON; ``stored`` gives the body as written (its large texts as
+    references, ``inspector.store.texts``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, stored: Callable[[str], str] = lambda body: body) -> None:
         # id(message) -> (message, hash); holding the message keeps its id from being reused.
         self._by_id: dict[int, tuple[object, str]] = {}
         self._written: set[str] = set()
+        self._stored = stored
         self.new: list[tuple[str, str]] = []
 
     def message(self, message: Message) -> str:
@@ -49,7 +53,7 @@ class MessageInterner:
         digest = content_hash(body)
         if digest not in self._written:
             self._written.add(digest)
-            self.new.append((digest, body))
+            self.new.append((digest, self._stored(body)))
         return digest
 
     def forget_objects(self) -> None:
