@@ -256,10 +256,11 @@ def section(results: Results, load: str) -> tuple[str, bool]:
             "",
             "Reading: inline, the reply is kept in the step row, the transcript message, the"
             " record's output and the script in the run's header and record; the feedback in"
-            " the verdict, the step's feedback message, the messages table and the script twice."
-            " With `texts` each is one row, and loading reads it once: every field that holds"
-            " it is the same string. What remains of the load peak is the one string plus the"
-            " row SQLite hands over while it is read.",
+            " the verdict, the step's feedback message, the messages table (the next request)"
+            " and the script in the header and record. With `texts` each is one row, and loading"
+            " reads it once: every field that holds it is the same string, so the load peak is"
+            " that one string. The run peak is the engine's (its streamed pieces, events and"
+            " record hold their own copies), the same with either layout.",
         ]
     )
     return text + "\n", ok

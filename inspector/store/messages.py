@@ -21,8 +21,14 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+_HASH_SLICE = 1 << 20  # characters encoded at a time: a long text is not copied whole to hash it
+
+
 def content_hash(body: str) -> str:
-    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    digest = hashlib.blake2b(digest_size=16)
+    for at in range(0, len(body), _HASH_SLICE):
+        digest.update(body[at : at + _HASH_SLICE].encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 class MessageInterner:

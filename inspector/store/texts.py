@@ -30,12 +30,15 @@ MARKS = frozenset({REF, JSON_REF, LIT})
 # What a JSON text holding a marker dict contains (compact form; a quote inside a JSON string
 # is escaped, so these only occur as a dict's first key).
 MARKED_PREFIXES = tuple(f'{{"{mark}":' for mark in sorted(MARKS))
+# Streamed pieces: a fragment of a reply, never shared, usually a reference to the finished step
+# (``recorder.STEP_REF``) by the time it is written; kept inline.
+PIECE_KINDS = frozenset({"text_delta", "reasoning_delta", "tool_call_delta"})
 # Fields of a run's header and record that SQL reads in place (``json_extract``): kept inline.
 RUN_INLINE = frozenset({"overrides", "via", "budgets"})
 
 
 def marked(body: str) -> bool:
-    return any(mark in body for mark in MARKED_PREFIXES)
+    return '{"$' in body and any(mark in body for mark in MARKED_PREFIXES)
 
 
 class TextWriter:
@@ -78,6 +81,10 @@ class TextWriter:
     def value(self, value: Any) -> str:
         """``dumps(value)`` in its stored form."""
         return self.body(dumps(value))
+
+    def event(self, kind: str, body: str | None) -> str | None:
+        """An event row's body in its stored form."""
+        return body if body is None or kind in PIECE_KINDS else self.body(body)
 
     def run(self, data: dict[str, Any]) -> str:
         """A run's header or record (``RUN_INLINE`` fields left as they are)."""

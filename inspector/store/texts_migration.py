@@ -12,29 +12,30 @@ import json
 import sqlite3
 from collections.abc import Callable
 
-from inspector.store.texts import MARKED_PREFIXES, TEXT_MIN, TextWriter, write
+from inspector.store.texts import MARKED_PREFIXES, PIECE_KINDS, TEXT_MIN, TextWriter, write
 
-# (table, key columns, JSON column, how its stored form is made)
+# (table, key columns, JSON column, which rows, how its stored form is made)
 Rewrite = Callable[[TextWriter, str], str]
-_JSON_COLUMNS: tuple[tuple[str, str, str, Rewrite], ...] = (
-    ("messages", "id", "body", lambda w, body: w.body(body)),
-    ("frames", "id", "body", lambda w, body: w.body(body)),
-    ("steps", "id", "body", lambda w, body: w.body(body)),
-    ("steps", "id", "raw_response", lambda w, body: w.raw_response(json.loads(body))),
-    ("runs", "id", "header", lambda w, body: w.run(json.loads(body))),
-    ("runs", "id", "record", lambda w, body: w.run(json.loads(body))),
-    ("events", "run_id, seq", "body", lambda w, body: w.body(body)),
+_PIECES = ", ".join(f"'{kind}'" for kind in sorted(PIECE_KINDS))
+_JSON_COLUMNS: tuple[tuple[str, str, str, str, Rewrite], ...] = (
+    ("messages", "id", "body", "1", lambda w, body: w.body(body)),
+    ("frames", "id", "body", "1", lambda w, body: w.body(body)),
+    ("steps", "id", "body", "1", lambda w, body: w.body(body)),
+    ("steps", "id", "raw_response", "1", lambda w, body: w.raw_response(json.loads(body))),
+    ("runs", "id", "header", "1", lambda w, body: w.run(json.loads(body))),
+    ("runs", "id", "record", "1", lambda w, body: w.run(json.loads(body))),
+    ("events", "run_id, seq", "body", f"kind NOT IN ({_PIECES})", lambda w, body: w.body(body)),
 )
 
 
 def move_texts(conn: sqlite3.Connection) -> None:
     writer = TextWriter()
-    for table, key, column, rewrite in _JSON_COLUMNS:
+    for table, key, column, rows, rewrite in _JSON_COLUMNS:
         marks = " OR ".join(f"instr({column}, ?) > 0" for _ in MARKED_PREFIXES)
         where = " AND ".join(f"{k} = ?" for k in key.split(", "))
         # Keys first: a table is not updated under an open cursor over it.
         keys = conn.execute(
-            f"SELECT {key} FROM {table} WHERE {column} IS NOT NULL"
+            f"SELECT {key} FROM {table} WHERE {column} IS NOT NULL AND {rows}"
             f" AND (length({column}) >= ? OR {marks})",
             (TEXT_MIN, *MARKED_PREFIXES),
         ).fetchall()

@@ -330,11 +330,11 @@ class RowWriter:
         )
 
     def add_events(self, run_id: str, rows: list[EventRow]) -> None:
-        stored = self.texts.body
+        stored = self.texts.event
         self.conn.executemany(
             "INSERT INTO events (run_id, seq, t_ms, kind, idx, body) VALUES (?,?,?,?,?,?)",
             [
-                (run_id, seq, t_ms, kind, idx, None if body is None else stored(body))
+                (run_id, seq, t_ms, kind, idx, stored(kind, body))
                 for seq, t_ms, kind, idx, body in rows
             ],
         )

@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 
 from inspector.cli import main
+from inspector.core.events import TextDelta
 from inspector.core.records import RawExchange, RunRecord
-from inspector.store import Store, StoreError, texts_migration
+from inspector.store import Store, StoreError, recorder, texts_migration
 from inspector.store.schema import SCHEMA_VERSION, current_version
 from inspector.store.texts import TEXT_MIN, ZIP_MIN
+from tests.helpers.scenarios import write_scenario
 from tests.store.fixtures.make_v6_store import EXPECTED, STORE, outputs, prose, scenario
 from tests.store.synthetic import every_shape
 from tests.store.test_opening_edges import _fill, _tiny_tmpfs
@@ -134,6 +136,42 @@ def test_the_same_texts_in_another_run_are_the_same_rows(tmp_path: Path) -> None
         ]
         == b.model_dump(mode="json")["steps"][2]["response"]
     )
+
+
+def test_long_streamed_pieces_written_early_leave_no_text_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pieces written before their step finishes (a long stream is written in parts) become
+    # references to the step afterwards: a text of their own would be left with no reader.
+    monkeypatch.setattr(recorder, "MAX_BUFFERED", 2)
+    words = " ".join(prose(seed, 1500).replace(" ", "-") for seed in (11, 12, 13))
+    path = write_scenario(
+        tmp_path,
+        f"""
+        name = "long-words"
+        [model]
+        provider = "scripted"
+        stream = true
+        [prompt]
+        user = "Go."
+        [[script]]
+        text = "{words}"
+        """,
+    )
+    db = tmp_path / "runs.sqlite3"
+    run_id = _record_scenario(db, path)
+    assert len(texts(db)) == 1  # the reply, once
+    conn = sqlite3.connect(db)
+    pieces = conn.execute(
+        "SELECT body FROM events WHERE run_id = ? AND kind = 'text_delta'", (run_id,)
+    ).fetchall()
+    conn.close()
+    assert len(pieces) == 3 and all(b.startswith('{"$step":') for (b,) in pieces)
+    with Store.open(db) as store:
+        record = store.load(run_id)
+        events = [e.event for e in store.events(run_id)]
+    streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert streamed == record.output == words
 
 
 def test_a_loaded_text_is_one_string_wherever_the_run_refers_to_it(tmp_path: Path) -> None:
