@@ -14,7 +14,8 @@ import pytest
 
 from inspector.cli import main
 from inspector.core.events import TextDelta
-from inspector.core.records import RawExchange, RunRecord
+from inspector.core.messages import ToolCall, assistant
+from inspector.core.records import RawExchange, RunRecord, Verdict
 from inspector.store import Store, StoreError, recorder, texts_migration
 from inspector.store.schema import SCHEMA_VERSION, current_version
 from inspector.store.texts import TEXT_MIN, ZIP_MIN
@@ -207,6 +208,13 @@ def big_raw_record() -> RunRecord:
     steps[2] = steps[2].model_copy(
         update={"raw": RawExchange(request=steps[2].raw.request, response={"$lit": odd})}  # type: ignore[union-attr]
     )
+    # A long verdict reason, and tool-call arguments shaped like a reference in a message.
+    long_reason = Verdict.failed("python:check", prose(10, 3000), feedback="Shorter.")
+    call = ToolCall(id="t9", name="lookup", arguments={"$text": prose(11, 1500)})
+    request = steps[3].request.model_copy(
+        update={"messages": [*steps[3].request.messages, assistant(None, (call,))]}
+    )
+    steps[3] = steps[3].model_copy(update={"verdicts": [long_reason], "request": request})
     return record.model_copy(update={"steps": steps, "output": {"$text": prose(8, 2000)}})
 
 
@@ -219,6 +227,10 @@ def test_a_long_raw_response_is_compressed_and_round_trips(store: Store) -> None
         "SELECT zipped, length(body) FROM texts ORDER BY length(body) DESC LIMIT 1"
     ).fetchone()
     assert zipped == 1 and size < ZIP_MIN / 4
+    reason_text = store._conn.execute(
+        "SELECT reason, reason_text FROM verdicts WHERE run_id = ? AND idx = 4", (record.run_id,)
+    ).fetchone()
+    assert reason_text[0] == "" and reason_text[1] is not None
     raw = store._conn.execute(
         "SELECT raw_response FROM steps WHERE run_id = ? AND idx = 1", (record.run_id,)
     ).fetchone()[0]
