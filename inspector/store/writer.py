@@ -231,8 +231,8 @@ class RowWriter:
         if updated != 1:
             raise StoreError(f"run {run_id!r} step {index} is already final in {self.path}")
         self.conn.executemany(
-            "INSERT INTO verdicts (run_id, idx, pos, validator, ok, status, reason, feedback,"
-            " location, captured, reason_text, feedback_text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO verdicts (run_id, idx, pos, validator, ok, status, reason, reason_text,"
+            " feedback, feedback_text, location, captured) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     run_id,
@@ -241,28 +241,20 @@ class RowWriter:
                     v.validator,
                     v.ok,
                     v.status,
-                    *self._verdict_texts(v),
+                    *self._text_columns(v.reason, ""),
+                    *self._text_columns(v.feedback, None),
                     v.location.model_dump_json() if v.location is not None else None,
                     v.captured,
-                    *self._verdict_refs(v),
                 )
                 for pos, v in enumerate(verdicts)
             ],
         )
 
-    def _long(self, text: str | None) -> bool:
-        return text is not None and len(text) >= self.texts.text_min
-
-    def _verdict_texts(self, verdict: Verdict) -> tuple[str, str | None]:
-        """(reason, feedback) as their columns hold them: empty when in ``texts``."""
-        reason = "" if self._long(verdict.reason) else verdict.reason
-        return reason, None if self._long(verdict.feedback) else verdict.feedback
-
-    def _verdict_refs(self, verdict: Verdict) -> tuple[str | None, str | None]:
-        """(reason_text, feedback_text): the hashes of a long reason and feedback."""
-        reason = self.texts.text(verdict.reason) if self._long(verdict.reason) else None
-        feedback = verdict.feedback
-        return reason, self.texts.text(feedback) if feedback and self._long(feedback) else None
+    def _text_columns(self, text: str | None, moved: str | None) -> tuple[str | None, str | None]:
+        """(column, its ``*_text`` column): a long text is in ``texts`` (the column ``moved``)."""
+        if text is None or len(text) < self.texts.text_min:
+            return text, None
+        return moved, self.texts.text(text)
 
     # ---- encoding ---------------------------------------------------------------------------
 
