@@ -7,6 +7,9 @@ stream:
   words, so it streams as 2,048 pieces; the scenario's script holds it too.
 - ``feedback``: a validator whose feedback is 50 MB rejects the first reply; the feedback goes
   into the verdict, the injected message, the next request and the scenario source.
+- ``http``, ``http-stream``: the 8 Mi reply from an OpenAI-compatible server on loopback, whole
+  (the raw response holds the reply as its content) and streamed in 64-character events (the
+  raw response holds every event's JSON: 131,072 of them).
 
 For each: the store file after a checkpoint as a multiple of the payload (the text's UTF-8
 bytes), the peak of Python allocations (``tracemalloc``) while the turn runs and is recorded,
@@ -50,8 +53,12 @@ SECTION = "## Large texts (bench/big_texts.py)"
 REPLY_CHARS, QUICK_REPLY_CHARS = 8 * 1024 * 1024, 1024 * 1024
 FEEDBACK_CHARS, QUICK_FEEDBACK_CHARS = 50_000_000, 5_000_000
 WORD = 4096
+STREAM_PIECE = 64  # characters per event of the HTTP stream (a server sends a few tokens each)
 STORE_GOAL, LOAD_GOAL = 1.1, 2.5
 LAYOUTS = ("inline", "texts")
+# The turns whose large text is one string the run shares. A streamed HTTP reply's raw response
+# is its events' JSON, larger than the reply and a text of its own: reported, no goal.
+GOAL_CASES = ("reply", "feedback", "http")
 
 
 def payload(seed: int, chars: int) -> str:
@@ -61,10 +68,24 @@ def payload(seed: int, chars: int) -> str:
     return " ".join(words)[:chars]
 
 
-def scenario_toml(case: str) -> str:
+def scenario_toml(case: str, base_url: str = "") -> str:
     """The turn, with ``PAYLOAD`` where the large text goes (a scenario file is at most 4 MB,
     so the text is put in after loading; the run's scenario source holds it all the same)."""
     text = "PAYLOAD"
+    if case.startswith("http"):
+        return f"""
+name = "big-http-reply"
+[model]
+provider = "openai"
+name = "m"
+base_url = "{base_url}"
+api_key_env = "BIG_TEXTS_KEY"
+stream = {"true" if case == "http-stream" else "false"}
+[prompt]
+user = "Write it all."
+[policy]
+max_attempts = 1
+"""
     if case == "reply":
         return f"""
 name = "big-reply"
@@ -105,11 +126,37 @@ def file_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
 
 
+def serve(server: Any, case: str, text: str) -> None:
+    """Queues the server's one reply: ``text`` whole, or as SSE events of ``WORD`` characters."""
+    from tests.providers.loopback import json_reply, sse_reply
+
+    if case == "http":
+        message = {"role": "assistant", "content": text}
+        choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        usage = {"prompt_tokens": 5, "completion_tokens": len(text) // 4}
+        server.queue(
+            json_reply(
+                {"id": "x", "object": "chat.completion", "choices": [choice], "usage": usage}
+            )
+        )
+        return
+    events = []
+    for at in range(0, len(text), STREAM_PIECE):
+        piece = text[at : at + STREAM_PIECE]
+        delta = {"choices": [{"index": 0, "delta": {"content": piece}}]}
+        events.append(f"data: {json.dumps(delta)}\n\n")
+    done = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    events += [f"data: {json.dumps(done)}\n\n", "data: [DONE]\n\n"]
+    server.queue(sse_reply("".join(events)))
+
+
 def big_scenario(case: str, chars: int, scenario_path: Path) -> Any:
     from inspector.resources import resolve_scenario
 
     scenario = resolve_scenario(str(scenario_path), [])
     text = payload(1, chars)
+    if case.startswith("http"):
+        return scenario
     if case == "reply":
         script = [scenario.script[0].model_copy(update={"text": text})]
         return scenario.model_copy(update={"script": script})
@@ -124,9 +171,16 @@ def child_write(
     from inspector.core.loop import run_turn
     from inspector.providers.factory import build_provider
     from inspector.store import Store, texts
+    from tests.providers.loopback import LoopbackServer
 
     if layout == "inline":
         texts.TEXT_MIN = sys.maxsize
+        texts.ZIP_MIN = sys.maxsize
+    server = LoopbackServer().start()
+    if case.startswith("http"):
+        scenario_path.write_text(scenario_toml(case, server.base_url), encoding="utf-8")
+        serve(server, case, payload(1, chars))
+    os.environ["BIG_TEXTS_KEY"] = "not-a-key"
     scenario = big_scenario(case, chars, scenario_path)
     finished: list[Any] = []
     with Store.open(db) as store:
@@ -139,6 +193,7 @@ def child_write(
         seconds = time.perf_counter() - t0
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
+    server.stop()
     assert recorder.error is None, recorder.error
     assert record.status == "succeeded", (record.status, record.error)
     return {"run_id": record.run_id, "peak": peak, "seconds": seconds, "size": file_size(db)}
@@ -218,6 +273,8 @@ def section(results: Results, load: str) -> tuple[str, bool]:
                 f" | {m['load_seconds']:.2f} | {m['seconds']:.1f} |"
             )
         texts = by_layout["texts"]
+        if case not in GOAL_CASES:
+            continue
         store_ok = texts["size"] / chars <= STORE_GOAL
         load_ok = texts["load_peak"] / chars <= LOAD_GOAL
         ok = ok and store_ok and load_ok
@@ -237,7 +294,10 @@ def section(results: Results, load: str) -> tuple[str, bool]:
             "A turn run by the engine on the scripted model and recorded as it streams: `reply`,"
             " one reply at the cap (8 Mi characters, 4 KiB words, 2,048 streamed pieces; the script"
             " holds it too); `feedback`, a validator whose 50 MB feedback rejects the first reply"
-            " (in the verdict, the injected message, the next request and the scenario source)."
+            " (in the verdict, the injected message, the next request and the scenario source);"
+            " `http`, the same reply from an OpenAI-compatible server on loopback, whole (the raw"
+            " response holds it as its content); `http-stream`, streamed in 64-character events"
+            " (the raw response keeps every event's JSON)."
             " Store: the SQLite file after a checkpoint; run peak: Python allocations"
             " (`tracemalloc`) while the turn runs and is recorded; load peak: the same during"
             " `Store.load` in a fresh process. Each as a multiple of the payload (the text's"
@@ -262,7 +322,10 @@ def section(results: Results, load: str) -> tuple[str, bool]:
             " that one string. The run peak is the engine's (its streamed pieces, events,"
             " requests and record hold their own copies), not the store's: it is not a goal"
             " here, and it varies from one run of this bench to the next in either layout"
-            " (3x to 16x the payload for the feedback turn, 3.5x to 9x for the reply).",
+            " (3x to 16x the payload for the feedback turn, 3.5x to 9x for the reply)."
+            " `http-stream` has no goal: its raw response is the events' JSON (about 2x the"
+            " reply), stored once and zlib-compressed, and the event log has a row per event;"
+            " loaded, the raw events are strings of their own.",
         ]
     )
     return text + "\n", ok
@@ -281,9 +344,12 @@ def main() -> int:
     parser.add_argument("--write", type=Path, help="update this RESULTS.md section")
     parser.add_argument("--quick", action="store_true", help="smaller texts (a smoke test)")
     args = parser.parse_args()
+    reply = QUICK_REPLY_CHARS if args.quick else REPLY_CHARS
     cases = {
-        "reply": QUICK_REPLY_CHARS if args.quick else REPLY_CHARS,
+        "reply": reply,
         "feedback": QUICK_FEEDBACK_CHARS if args.quick else FEEDBACK_CHARS,
+        "http": reply,
+        "http-stream": reply,
     }
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     results: Results = {}

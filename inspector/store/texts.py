@@ -122,17 +122,23 @@ class TextReader:
 
     def text(self, digest: str) -> str:
         found = self._texts.get(digest)
-        if found is not None:
-            return found
+        if found is None:
+            found = self._texts[digest] = self._read(digest)
+        return found
+
+    def _read(self, digest: str) -> str:
         row = self.conn.execute(
             "SELECT zipped, body FROM texts WHERE hash = ?", (digest,)
         ).fetchone()
         if row is None:
             raise KeyError(f"text {digest} is missing")
         zipped, body = row
-        text = zlib.decompress(body).decode("utf-8", "surrogatepass") if zipped else str(body)
-        self._texts[digest] = text
-        return text
+        del row
+        if not zipped:
+            return str(body)
+        raw = zlib.decompress(body)
+        del body  # the compressed bytes go before the text is made
+        return raw.decode("utf-8", "surrogatepass")
 
     def decode(self, value: Any) -> Any:
         if isinstance(value, list):
@@ -142,8 +148,8 @@ class TextReader:
                 key, inner = next(iter(value.items()))
                 if key == REF:
                     return self.text(inner)
-                if key == JSON_REF:
-                    return self.loads(self.text(inner))
+                if key == JSON_REF:  # a raw response's JSON: parsed once, not kept as text
+                    return self.loads(self._read(inner))
                 if key == LIT:
                     return {k: self.decode(v) for k, v in inner.items()}
             return {k: self.decode(v) for k, v in value.items()}
