@@ -57,7 +57,7 @@ lint: $(STAMP)
 # Every bench script takes --write and replaces its own section of bench/RESULTS.md.
 BENCHES := $(wildcard bench/engine.py bench/store.py bench/replay.py bench/providers.py bench/gui.py bench/editor.py \
            bench/inputs.py bench/usercode.py bench/sweep.py bench/proxy.py bench/formats.py \
-           bench/process.py bench/reports.py bench/store_watch.py \
+           bench/process.py bench/reports.py bench/store_watch.py bench/big_texts.py \
            bench/window.py bench/sweep_window.py)
 bench: $(STAMP)
 	@status=0; for b in $(BENCHES); do echo "== $$b"; $(BIN)/python $$b --write bench/RESULTS.md || status=1; done; exit $$status

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from inspector.core.messages import Message
@@ -20,19 +21,28 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+_HASH_SLICE = 1 << 20  # characters encoded at a time: a long text is not copied whole to hash it
+
+
 def content_hash(body: str) -> str:
-    return hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest()
+    digest = hashlib.blake2b(digest_size=16)
+    for at in range(0, len(body), _HASH_SLICE):
+        digest.update(body[at : at + _HASH_SLICE].encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 class MessageInterner:
     """Hashes messages for one writer; a message object seen before is not serialised again.
 
-    ``new`` collects ``(hash, body)`` pairs not yet written, for the caller's next transaction."""
+    ``new`` collects ``(hash, body)`` pairs not yet written, for the caller's next transaction.
+    The hash is of the message's JSON; ``stored`` gives the body as written (its large texts as
+    references, ``inspector.store.texts``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, stored: Callable[[str], str] = lambda body: body) -> None:
         # id(message) -> (message, hash); holding the message keeps its id from being reused.
         self._by_id: dict[int, tuple[object, str]] = {}
         self._written: set[str] = set()
+        self._stored = stored
         self.new: list[tuple[str, str]] = []
 
     def message(self, message: Message) -> str:
@@ -49,7 +59,7 @@ class MessageInterner:
         digest = content_hash(body)
         if digest not in self._written:
             self._written.add(digest)
-            self.new.append((digest, body))
+            self.new.append((digest, self._stored(body)))
         return digest
 
     def forget_objects(self) -> None:

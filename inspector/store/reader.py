@@ -2,7 +2,8 @@
 
 Messages are parsed once per distinct hash and shared by every request that repeats them, and
 each step's list is a view of the previous step's first ``keep`` items plus what it added: load
-time and memory grow with the turn length, not its square.
+time and memory grow with the turn length, not its square. A large text is read once per load
+(``TextReader``) and is one string wherever the run refers to it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from inspector.core.records import (
 from inspector.core.shared_list import SharedPrefix
 from inspector.store.models import RunNotFound, RunSummary, StoredEvent
 from inspector.store.recorder import STEP_REF
+from inspector.store.texts import TextReader, marked
 from inspector.store.writer import RUNNING
 
 _SUMMARY_COLUMNS = (
@@ -121,22 +123,28 @@ def load(conn: sqlite3.Connection, path: Path, run_id: str) -> RunRecord:
 
 
 def _load(
-    conn: sqlite3.Connection, path: Path, run_id: str, loaded: list[Step] | None = None
+    conn: sqlite3.Connection,
+    path: Path,
+    run_id: str,
+    loaded: list[Step] | None = None,
+    texts: TextReader | None = None,
 ) -> RunRecord:
-    """The record of ``run_id`` (a full id); ``loaded``: its steps, when already read."""
+    """The record of ``run_id`` (a full id); ``loaded``: its steps, when already read (with
+    ``texts``)."""
     status, record_json, transcript_json = conn.execute(
         "SELECT status, record, transcript FROM runs WHERE run_id = ?", (run_id,)
     ).fetchone()
     if status == RUNNING or record_json is None:
         raise RunStillRecording(f"run {run_id!r} in {path} is still being recorded")
-    data = json.loads(record_json)
+    texts = texts or TextReader(conn)
+    data = texts.loads(record_json)
     transcript = json.loads(transcript_json or "[]")
     # One parse per distinct message, shared by the steps' requests and the transcript.
     parsed: dict[str, Message] = {}
     if loaded is None:
-        loaded = steps(conn, run_id, parsed, also=transcript)
+        loaded = steps(conn, run_id, parsed, also=transcript, texts=texts)
     else:
-        parsed = _parse_messages(conn, set(transcript))
+        parsed = _parse_messages(conn, set(transcript), texts)
     data["steps"] = loaded
     data["transcript"] = [parsed[h] for h in transcript]
     return RunRecord.model_validate(data)
@@ -150,8 +158,9 @@ def interrupted_record(conn: sqlite3.Connection, run_id: str) -> RunRecord:
         " FROM runs WHERE run_id = ?",
         (run_id,),
     ).fetchone()
-    header = RunStarted.model_validate({**json.loads(header_json), "run_id": run_id})
-    recorded = steps(conn, run_id)
+    texts = TextReader(conn)
+    header = RunStarted.model_validate({**texts.loads(header_json), "run_id": run_id})
+    recorded = steps(conn, run_id, texts=texts)
     usage = Usage()
     for step in recorded:
         if step.response is not None:
@@ -179,13 +188,15 @@ def steps(
     parsed: dict[str, Message] | None = None,
     *,
     also: Iterable[str] = (),
+    texts: TextReader | None = None,
 ) -> list[Step]:
     """Every step of the run in order; a row still pending comes back ``pending``.
 
     Each request's messages are a ``SharedPrefix`` of one list that grows with the turn (a new
     list only where a step drops messages from its predecessor's): memory follows the distinct
     messages, not steps x history. ``parsed`` collects the parsed messages by hash, ``also``
-    names more hashes to parse into it (the transcript's)."""
+    names more hashes to parse into it (the transcript's); ``texts`` resolves large texts."""
+    texts = texts or TextReader(conn)
     rows = conn.execute(
         "SELECT idx, attempt, status, frame, msg_keep, msg_added, raw_frame, raw_keep,"
         " raw_added, raw_response, body, forced FROM steps WHERE run_id = ? ORDER BY idx",
@@ -195,12 +206,12 @@ def steps(
     raw_added = [json.loads(r[8]) if r[8] is not None else [] for r in rows]
     wanted = {h for hashes in added for h in hashes} | set(also)
     raw_wanted = {h for hashes in raw_added for h in hashes}
-    messages = _parse_messages(conn, wanted)
+    messages = _parse_messages(conn, wanted, texts)
     if parsed is not None:
         parsed.update(messages)
-    raw_values = {h: json.loads(b) for h, b in _bodies(conn, "messages", raw_wanted).items()}
-    frames = {h: json.loads(b) for h, b in _bodies(conn, "frames", _frame_hashes(rows)).items()}
-    verdicts = _verdicts(conn, run_id)
+    raw_values = {h: texts.loads(b) for h, b in _bodies(conn, "messages", raw_wanted).items()}
+    frames = {h: texts.loads(b) for h, b in _bodies(conn, "frames", _frame_hashes(rows)).items()}
+    verdicts = _verdicts(conn, run_id, texts)
     requests: dict[str, StepRequest] = {}
     out: list[Step] = []
     shared: list[Message] = []  # the longest history so far; each request is a prefix of it
@@ -228,14 +239,14 @@ def steps(
             raw_current = raw_previous[: row[7] or 0] + [raw_values[h] for h in raw_hashes]
             raw = RawExchange(
                 request=_raw_request(frames[row[6]], raw_current),
-                response=json.loads(row[9]) if row[9] is not None else None,
+                response=texts.loads(row[9]) if row[9] is not None else None,
             )
         if row[10] is None:  # still pending: what StepStarted wrote
             forced = json.loads(row[11]) if row[11] else None
             body: dict[str, Any] = {"index": index, "attempt": attempt, "status": status}
             body["forced"] = forced
         else:
-            body = json.loads(row[10])
+            body = texts.loads(row[10])
         body.update(request=request, verdicts=verdicts.get(index, []), raw=raw)
         out.append(Step.model_validate(body))
         raw_previous = raw_current
@@ -257,7 +268,8 @@ def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEven
         "SELECT t_ms, kind, idx, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
     ).fetchall()
     needs_steps = any(r[1] in ("step_started", "step_finished", "run_finished") for r in rows)
-    loaded = steps(conn, run_id) if needs_steps else []
+    texts = TextReader(conn)
+    loaded = steps(conn, run_id, texts=texts) if needs_steps else []
     by_index = {s.index: s for s in loaded}
     header_json, record_json = conn.execute(
         "SELECT header, record FROM runs WHERE run_id = ?", (run_id,)
@@ -271,10 +283,12 @@ def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEven
             at = offsets.get((index, kind), 0)
             offsets[index, kind] = at + length
             event = _from_step(run_id, kind, by_index[index], at, length)
+        elif body is not None and marked(body):
+            event = EVENT_ADAPTER.validate_python({**texts.loads(body), "run_id": run_id})
         elif body is not None:
             event = EVENT_ADAPTER.validate_json(body[:-1] + f',"run_id":{json.dumps(run_id)}}}')
         elif kind == "run_started":
-            event = RunStarted.model_validate({**json.loads(header_json), "run_id": run_id})
+            event = RunStarted.model_validate({**texts.loads(header_json), "run_id": run_id})
         elif kind == "step_started":
             step = by_index[index]
             # model_construct: the step's parts were validated as they were read.
@@ -294,7 +308,7 @@ def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEven
             if record_json is None:
                 continue
             # The steps already read: the record shares their requests' messages.
-            event = RunFinished(run_id=run_id, record=_load(conn, path, run_id, loaded))
+            event = RunFinished(run_id=run_id, record=_load(conn, path, run_id, loaded, texts))
         else:
             continue
         out.append(StoredEvent.model_construct(t_ms=t_ms, event=event))  # validated above
@@ -329,19 +343,30 @@ def _frame_hashes(rows: list[Any]) -> set[str]:
     return {r[3] for r in rows} | {r[6] for r in rows if r[6] is not None}
 
 
-def _verdicts(conn: sqlite3.Connection, run_id: str) -> dict[int, list[Verdict]]:
+def _verdicts(conn: sqlite3.Connection, run_id: str, texts: TextReader) -> dict[int, list[Verdict]]:
     out: dict[int, list[Verdict]] = {}
-    for idx, validator, ok, status, reason, feedback, location, captured in conn.execute(
-        "SELECT idx, validator, ok, status, reason, feedback, location, captured FROM verdicts"
-        " WHERE run_id = ? ORDER BY idx, pos",
+    for (
+        idx,
+        validator,
+        ok,
+        status,
+        reason,
+        feedback,
+        location,
+        captured,
+        r_text,
+        f_text,
+    ) in conn.execute(
+        "SELECT idx, validator, ok, status, reason, feedback, location, captured, reason_text,"
+        " feedback_text FROM verdicts WHERE run_id = ? ORDER BY idx, pos",
         (run_id,),
     ):
         verdict = Verdict(
             validator=validator,
             ok=bool(ok),
             status=status,
-            reason=reason,
-            feedback=feedback,
+            reason=texts.optional(r_text, reason),
+            feedback=texts.optional(f_text, feedback),
             location=SourceLocation.model_validate_json(location) if location else None,
             captured=captured,
         )
@@ -356,5 +381,10 @@ def _bodies(conn: sqlite3.Connection, table: str, hashes: set[str]) -> dict[str,
     return dict(conn.execute(sql, (json.dumps(sorted(hashes)),)).fetchall())
 
 
-def _parse_messages(conn: sqlite3.Connection, hashes: set[str]) -> dict[str, Message]:
-    return {h: Message.model_validate_json(b) for h, b in _bodies(conn, "messages", hashes).items()}
+def _parse_messages(
+    conn: sqlite3.Connection, hashes: set[str], texts: TextReader
+) -> dict[str, Message]:
+    return {
+        h: Message.model_validate(texts.loads(b)) if marked(b) else Message.model_validate_json(b)
+        for h, b in _bodies(conn, "messages", hashes).items()
+    }

@@ -1,18 +1,22 @@
 """The store's tables and their numbered migrations.
 
-``MIGRATIONS[n - 1]`` takes a store from version ``n - 1`` to ``n``; a new version appends one and
+``MIGRATIONS[n - 1]`` takes a store from version ``n - 1`` to ``n`` (SQL scripts, and functions for
+what SQL cannot do alone, run in order in the caller's transaction); a new version appends one and
 never edits an old one, so a file written by any earlier release opens. The version lives in the
 one-row ``schema_version`` table.
 
 Layout (see docs/store.md): ``runs`` (indexed key columns + the record's JSON without its steps),
 ``steps`` (one row per model call; its request as references into ``messages`` and ``frames``),
-``messages`` and ``frames`` (content-addressed JSON, each stored once), ``verdicts`` and
-``events`` (every engine event in order, with its time offset).
+``messages`` and ``frames`` (content-addressed JSON, each stored once), ``verdicts``, ``events``
+(every engine event in order, with its time offset) and ``texts`` (every large string, once).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+
+from inspector.store.texts_migration import move_texts
 
 MIGRATION_1 = """
 CREATE TABLE schema_version (version INTEGER NOT NULL);
@@ -208,13 +212,32 @@ CREATE TABLE sweep_runs (
 CREATE INDEX sweep_runs_by_run ON sweep_runs (run_id);
 """
 
-MIGRATIONS: tuple[str, ...] = (
-    MIGRATION_1,
-    MIGRATION_2,
-    MIGRATION_3,
-    MIGRATION_4,
-    MIGRATION_5,
-    MIGRATION_SWEEPS,
+# Version 7: each large text stored once (issue 13 item 11; ``inspector/store/texts.py``).
+# ``texts`` holds every string of ``TEXT_MIN`` characters or more, keyed by its hash, and the
+# JSON that held it a reference; a verdict's long reason or feedback moves to the ``*_text``
+# column. Then ``move_texts`` rewrites the rows earlier versions wrote inline, in the same
+# transaction: a crash leaves the file at version 6, as it was.
+MIGRATION_TEXTS = """
+CREATE TABLE texts (
+    id     INTEGER PRIMARY KEY,
+    hash   TEXT NOT NULL UNIQUE,                 -- BLAKE2b-128 of the text's UTF-8 bytes
+    zipped INTEGER NOT NULL DEFAULT 0,           -- 1: body is the zlib-compressed UTF-8 bytes
+    body   BLOB NOT NULL
+);
+ALTER TABLE verdicts ADD COLUMN reason_text TEXT;
+ALTER TABLE verdicts ADD COLUMN feedback_text TEXT;
+"""
+
+Migration = str | Callable[[sqlite3.Connection], None]
+
+MIGRATIONS: tuple[tuple[Migration, ...], ...] = (
+    (MIGRATION_1,),
+    (MIGRATION_2,),
+    (MIGRATION_3,),
+    (MIGRATION_4,),
+    (MIGRATION_5,),
+    (MIGRATION_SWEEPS,),
+    (MIGRATION_TEXTS, move_texts),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -235,8 +258,12 @@ def migrate(conn: sqlite3.Connection, *, target: int = SCHEMA_VERSION) -> int:
     would commit the caller's transaction)."""
     version = current_version(conn)
     for number in range(version + 1, target + 1):
-        for statement in _statements(MIGRATIONS[number - 1]):
-            conn.execute(statement)
+        for step in MIGRATIONS[number - 1]:
+            if callable(step):
+                step(conn)
+                continue
+            for statement in _statements(step):
+                conn.execute(statement)
         conn.execute("UPDATE schema_version SET version = ?", (number,))
         version = number
     return version

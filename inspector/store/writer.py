@@ -2,7 +2,8 @@
 ``StepFinished``, a saved record and crash recovery all go through it.
 
 Every method runs inside the caller's transaction (``RowWriter.transaction``); the content a row
-refers to (messages, frames) is written in the same transaction, before the row.
+refers to (messages, frames) is written in the same transaction, before the row, and the large
+texts any row refers to (``inspector.store.texts``) before the transaction commits.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from inspector.core.events import RunStarted
 from inspector.core.messages import Message
 from inspector.core.records import Forced, RunRecord, Step, StepRequest, Verdict
 from inspector.core.shared_list import common_prefix
+from inspector.store import texts as text_rows
 from inspector.store.database import StoreError
 from inspector.store.messages import MessageInterner, content_hash, dumps
+from inspector.store.texts import TextWriter
 
 RUNNING = "running"  # a run row's status while its writer streams it
 PENDING = "pending"
@@ -60,7 +63,8 @@ class RowWriter:
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
-        self.content = MessageInterner()
+        self.texts = TextWriter()
+        self.content = MessageInterner(self.texts.body)
         self._frames: set[str] = set()
         self._chains: dict[str, _Chain] = {}
 
@@ -71,11 +75,13 @@ class RowWriter:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield
+            text_rows.write(self.conn, self.texts.take())
             self.conn.execute("COMMIT")
         except BaseException:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
-            self.content = MessageInterner()
+            self.texts.forget()
+            self.content = MessageInterner(self.texts.body)
             self._frames.clear()
             self._chains.clear()
             raise
@@ -97,7 +103,7 @@ class RowWriter:
                     header.replay_of,
                     header.provider,
                     header.model,
-                    dumps(data),
+                    self.texts.run(data),
                     host,
                     pid,
                 ),
@@ -140,7 +146,7 @@ class RowWriter:
                 record.replay_of,
                 record.provider,
                 record.model,
-                dumps(data),
+                self.texts.run(data),
                 dumps(transcript),
                 record.run_id,
             ),
@@ -179,7 +185,7 @@ class RowWriter:
         if exists is None:
             self.start_step(run_id, step.index, step.attempt, step.request, step.forced)
         raw_cols = self._encode_raw(run_id, step)
-        body = step.model_dump_json(exclude=_BODY_EXCLUDE)
+        body = self.texts.body(step.model_dump_json(exclude=_BODY_EXCLUDE))
         self._settle(run_id, step.index, step.status, body, step.verdicts, raw_cols)
 
     def interrupt_step(self, run_id: str, index: int) -> None:
@@ -225,9 +231,8 @@ class RowWriter:
         if updated != 1:
             raise StoreError(f"run {run_id!r} step {index} is already final in {self.path}")
         self.conn.executemany(
-            "INSERT INTO verdicts"
-            " (run_id, idx, pos, validator, ok, status, reason, feedback, location, captured)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO verdicts (run_id, idx, pos, validator, ok, status, reason, reason_text,"
+            " feedback, feedback_text, location, captured) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     run_id,
@@ -236,14 +241,20 @@ class RowWriter:
                     v.validator,
                     v.ok,
                     v.status,
-                    v.reason,
-                    v.feedback,
+                    *self._text_columns(v.reason, ""),
+                    *self._text_columns(v.feedback, None),
                     v.location.model_dump_json() if v.location is not None else None,
                     v.captured,
                 )
                 for pos, v in enumerate(verdicts)
             ],
         )
+
+    def _text_columns(self, text: str | None, moved: str | None) -> tuple[str | None, str | None]:
+        """(column, its ``*_text`` column): a long text is in ``texts`` (the column ``moved``)."""
+        if text is None or len(text) < self.texts.text_min:
+            return text, None
+        return moved, self.texts.text(text)
 
     # ---- encoding ---------------------------------------------------------------------------
 
@@ -272,7 +283,7 @@ class RowWriter:
         chain = self._chain(run_id)
         request = raw.request
         path = _raw_messages_path(request)
-        response = dumps(redact(raw.response))
+        response = self.texts.raw_response(redact(raw.response))
         if not path:
             return (self._frame({"path": [], "request": redact(request)}), None, None, response)
         container = request if path == ("messages",) else request["body"]
@@ -293,7 +304,7 @@ class RowWriter:
         digest = content_hash(body)
         if digest not in self._frames:
             sql = "INSERT OR IGNORE INTO frames (hash, body) VALUES (?, ?)"
-            self.conn.execute(sql, (digest, body))
+            self.conn.execute(sql, (digest, self.texts.body(body)))
             self._frames.add(digest)
         return digest
 
@@ -311,7 +322,11 @@ class RowWriter:
         )
 
     def add_events(self, run_id: str, rows: list[EventRow]) -> None:
+        stored = self.texts.event
         self.conn.executemany(
             "INSERT INTO events (run_id, seq, t_ms, kind, idx, body) VALUES (?,?,?,?,?,?)",
-            [(run_id, *row) for row in rows],
+            [
+                (run_id, seq, t_ms, kind, idx, stored(kind, body))
+                for seq, t_ms, kind, idx, body in rows
+            ],
         )

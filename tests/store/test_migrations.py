@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector.core.records import RunRecord
 from inspector.store import Store, StoreError, StoreUnusable
 from inspector.store.schema import SCHEMA_VERSION, current_version, migrate
 from tests.store.synthetic import every_shape, long_turn
@@ -75,7 +76,7 @@ def test_a_version_1_store_opens_migrated(tmp_path: Path) -> None:
         assert [s.status for s in dead.steps] == ["interrupted"]
         assert [s.status for s in store.runs()] == ["interrupted", "succeeded"]
     conn = sqlite3.connect(path)
-    assert current_version(conn) == SCHEMA_VERSION == 6  # 6: sweeps (issue 15)
+    assert current_version(conn) == SCHEMA_VERSION == 7  # 7: texts stored once (issue 13)
     columns = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
     assert {"writer_host", "writer_pid"} <= columns
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -88,7 +89,7 @@ def test_a_new_store_gets_every_migration(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     assert current_version(conn) == SCHEMA_VERSION
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables >= {"runs", "steps", "messages", "frames", "verdicts", "events"}
+    assert tables >= {"runs", "steps", "messages", "frames", "verdicts", "events", "texts"}
     conn.close()
 
 
@@ -134,8 +135,7 @@ def test_a_version_4_store_keeps_every_row_as_rowid_tables(tmp_path: Path) -> No
     with conn:
         assert migrate(conn, target=4) == 4
     written = [every_shape(), long_turn(12)]
-    for record in written:
-        Store(conn, path).save(record)
+    _save_into_old_schema(conn, path, written)
     counts = {t: _count(conn, t) for t in ("steps", "verdicts", "messages", "frames", "events")}
     assert counts["verdicts"] > 0
     conn.close()
@@ -161,6 +161,21 @@ def test_a_version_4_store_keeps_every_row_as_rowid_tables(tmp_path: Path) -> No
     left = conn.execute("SELECT count(*) FROM verdicts WHERE run_id = ?", (written[0].run_id,))
     assert left.fetchone() == (0,)
     conn.close()
+
+
+def _save_into_old_schema(conn: sqlite3.Connection, path: Path, records: list[RunRecord]) -> None:
+    """Rows the current writer makes, in a store of an earlier version: the writer names the
+    columns version 7 added, which are there only while it writes (the records have no text long
+    enough to fill them or ``texts``)."""
+    conn.execute("CREATE TABLE texts (hash TEXT, zipped INTEGER, body BLOB)")
+    conn.execute("ALTER TABLE verdicts ADD COLUMN reason_text TEXT")
+    conn.execute("ALTER TABLE verdicts ADD COLUMN feedback_text TEXT")
+    for record in records:
+        Store(conn, path).save(record)
+    assert _count(conn, "texts") == 0
+    conn.execute("DROP TABLE texts")
+    conn.execute("ALTER TABLE verdicts DROP COLUMN reason_text")
+    conn.execute("ALTER TABLE verdicts DROP COLUMN feedback_text")
 
 
 def _count(conn: sqlite3.Connection, table: str) -> int:

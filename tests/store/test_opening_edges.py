@@ -170,12 +170,12 @@ def test_reading_a_damaged_run_raises_the_projects_error(recorded: tuple[Path, l
 
 
 @contextlib.contextmanager
-def _tiny_tmpfs(where: Path) -> Iterator[Path]:
+def _tiny_tmpfs(where: Path, size: str = "1m") -> Iterator[Path]:
     where.mkdir()
     if os.geteuid() != 0 or shutil.which("mount") is None:
         pytest.skip("mounting a tmpfs needs root")
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)],
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
         capture_output=True,
         check=False,
     )
