@@ -202,7 +202,8 @@ class ModelSawPane(QWidget):
         )
         self.summary.setText(
             html.escape(
-                f"Step {self._index} against step {other.index} ({what}): {diff.summary}{skipped}."
+                f"Step {self._index} against step {other.index} ({what}): {diff.summary}{skipped}.",
+                quote=False,
             )
         )
         fill_diff(self.diff, diff)
