@@ -70,7 +70,7 @@ def chip(text: str, kind: str, dark: bool) -> str:
     background, colour = (deep, "#1a1a1a") if dark else (light, "#ffffff")
     return (
         f'<span style="background-color:{background};color:{colour};font-weight:600">'
-        f"&nbsp;{html.escape(text)}&nbsp;</span>"
+        f"&nbsp;{html.escape(text).replace(' ', '&nbsp;')}&nbsp;</span>"  # wraps between chips
     )
 
 

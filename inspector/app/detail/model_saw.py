@@ -119,6 +119,7 @@ class ModelSawPane(QWidget):
         button.setText(text)
         button.setCheckable(True)
         button.setAutoRaise(False)
+        button.setMinimumWidth(24)  # a narrow dock clips the label rather than staying wide
         button.clicked.connect(lambda checked, b=button: self._toggled(b, checked))
         return button
 
