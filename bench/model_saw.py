@@ -24,7 +24,6 @@ Usage: ``python bench/model_saw.py [--write bench/RESULTS.md] [--quick]`` (``--q
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 import timeit
@@ -34,6 +33,7 @@ from pathlib import Path
 from engine import machine  # bench/engine.py (same folder)
 from results import write_section  # bench/results.py
 
+from inspector.core.asyncrun import run_small
 from inspector.core.history import Conversation
 from inspector.core.messages import ToolCall, assistant, tool_result, user
 from inspector.core.output import plan_output
@@ -63,8 +63,7 @@ GOAL = 1.5
 async def composed(n: int) -> RunRecord:
     """A turn of ``n`` ``lookup`` calls, a rejected answer and an accepted one, its requests
     built by the loop's own history and request code (``Conversation``, ``build_request``):
-    exactly what the loop sends, without the provider and tools (the scripted engine takes
-    ~47 s for a 1,000-step turn here, growing faster than the turn)."""
+    exactly what the loop sends, without the provider and tools."""
     policy = Policy.model_validate({"max_steps": n + 3, "final_step": "none", "max_attempts": 2})
     tools = [ToolSpec(name="lookup", description="Look it up")]
     plan = plan_output(None, policy.output_mode, ["lookup"])
@@ -133,19 +132,6 @@ async def composed(n: int) -> RunRecord:
     )
 
 
-def built(n: int) -> RunRecord:
-    """``composed(n)``, not returned through ``asyncio.run``: on Python 3.11, restoring the
-    SIGINT handler at its end formats the task's repr, result included — the whole record,
-    every request's history, seconds at 1,000 steps."""
-    made: list[RunRecord] = []
-
-    async def keep() -> None:
-        made.append(await composed(n))
-
-    asyncio.run(keep())
-    return made[0]
-
-
 def interleaved_us(calls: list[Callable[[], object]], batches: int = 7) -> list[float]:
     """Microseconds per call of each of ``calls``: the best of ``batches`` batches (about
     20 ms each), the calls' batches taken in turn, so a shared machine's load falls on all
@@ -160,7 +146,7 @@ def interleaved_us(calls: list[Callable[[], object]], batches: int = 7) -> list[
 
 
 def measure(lengths: tuple[int, ...]) -> list[dict[str, object]]:
-    cases = [case(n, built(n)) for n in lengths]
+    cases = [case(n, run_small(composed(n))) for n in lengths]
     rows: list[dict[str, object]] = [
         {"n": n, "messages": c["messages"]} for n, c in zip(lengths, cases, strict=True)
     ]
