@@ -5,11 +5,12 @@ from __future__ import annotations
 from inspector.core.messages import assistant, tool_result, user
 from inspector.core.records import StepRequest
 from inspector.core.shared_list import SharedPrefix
+from inspector.reports.compare_lines import DiffLine
 from inspector.reports.request_diff import request_diff
 from tests.helpers.runs import demo_record
 
 
-def kinds(diff_lines: list, kind: str) -> list[str]:  # type: ignore[type-arg]
+def kinds(diff_lines: list[DiffLine], kind: str) -> list[str]:
     return [line.text for line in diff_lines if line.kind == kind]
 
 
