@@ -12,8 +12,9 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from inspector.app.detail.step_detail import MODEL_SAW, RAW, StepDetail
+from inspector.core.events import StepStarted
 from inspector.core.live import LiveRun
-from tests.helpers.demo_events import stored_run
+from tests.helpers.demo_events import demo_run, stored_run
 from tests.helpers.runs import demo_record
 
 
@@ -135,3 +136,24 @@ def test_visiting_raw_does_not_widen_the_step_dock(
     qtbot.wait(50)
     assert window.detail_dock.width() == before
     assert window.detail.minimumSizeHint().width() < before
+
+
+def test_a_step_still_streaming_is_marked_from_the_run_so_far(qtbot: QtBot) -> None:
+    """Live: the policy comes from the run's header, the steps from what has arrived."""
+    detail = make_detail(qtbot)
+    text = saw(detail, live_until_step(4, "retry-feedback"), 4)
+    assert "FEEDBACK after attempt 2 · user" in text and "KEPT · attempt 1 (failed)" in text
+    assert "2 of 7 messages new" in detail.model_saw_pane.summary.text()
+    assert "FINAL-STEP INSTRUCTION" in saw(detail, live_until_step(4, "step-cap"), 4)
+
+
+def live_until_step(index: int, demo: str) -> LiveRun:
+    """The demo's run as the window holds it when step ``index`` has just started."""
+    run = LiveRun()
+    for event in demo_run(demo)[0]:
+        run.apply(event)
+        if isinstance(event, StepStarted) and event.index == index:
+            break
+    live = run.step(index)
+    assert live is not None and live.pending and run.record is None
+    return run
