@@ -5,7 +5,9 @@
 - ``validator-error.png``: the same validator with a bug: the error at its line, ``error``
   verdicts;
 - ``compare.png``: three runs of demo:retry-feedback under three feedback policies, compared;
-- ``replay.png``: a replay under another policy, linked to its original.
+- ``replay.png``: a replay under another policy, linked to its original;
+- ``model-saw.png`` / ``model-saw-diff.png``: demo:retry-feedback's last step in the Model saw
+  tab, its messages badged (feedback, kept answers, new), then its diff with the previous call.
 
     .venv/bin/python docs/screenshots/scenes.py [OUT_DIR]
 
@@ -24,6 +26,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 from inspector.app.app import save_screenshot
+from inspector.app.detail.step_detail import MODEL_SAW
 from inspector.app.driven import drive_window, next_emission
 from inspector.app.shell.main_window import MainWindow
 from inspector.core.records import RunRecord
@@ -151,6 +154,24 @@ async def scenes(window: MainWindow, out: Path, folder: Path) -> None:
     save_screenshot(window, out / "replay.png")
     print("wrote replay.png")
     await sweep_scene(window, out)
+    await model_saw_scene(window, out)
+
+
+async def model_saw_scene(window: MainWindow, out: Path) -> None:
+    """The Model saw tab of demo:retry-feedback's last step: badges, then the diff."""
+    await run(window, "demo:retry-feedback")
+    window.centre_tabs.show_timeline()
+    window.detail_dock.raise_()
+    window.timeline.select_last()
+    window.detail.tabs.setCurrentIndex(MODEL_SAW)
+    await settle(window)
+    save_screenshot(window, out / "model-saw.png")
+    print("wrote model-saw.png")
+    window.detail.model_saw_pane.diff_call.click()
+    await settle(window)
+    save_screenshot(window, out / "model-saw-diff.png")
+    print("wrote model-saw-diff.png")
+    window.detail.model_saw_pane.diff_call.click()
 
 
 async def sweep_scene(window: MainWindow, out: Path) -> None:

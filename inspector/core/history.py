@@ -215,7 +215,14 @@ class Conversation:
         block = failed_attempt(attempt, candidate, judged_call, text, self.policy, self.tool_names)
         if self.builder is None:
             self.blocks.append(block)
-            self.messages = compose_history(self.prefix, self.blocks, self.policy)
+            composed = compose_history(self.prefix, self.blocks, self.policy)
+            if self.policy.feedback_history == "accumulate":
+                # The composition extends what was sent: the same list grows, so the requests
+                # before and after the failure stay views of one list (no compare needed to
+                # find what is new: ``common_prefix``).
+                self.messages.extend(composed[len(self.messages) :])
+            else:
+                self.messages = composed
             return list(block.feedback)
         seen = [*self.messages, *block.candidate]
         ctx = FeedbackContext(

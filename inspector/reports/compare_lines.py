@@ -26,16 +26,25 @@ class DiffLine(NamedTuple):
     kind: DiffKind
 
 
-def request_lines(request: StepRequest) -> list[str]:
+def request_lines(request: StepRequest, *, skip: int = 0, canonical: bool = True) -> list[str]:
     """The request as readable lines: system prompt, messages by role, tools, tool_choice and
     response format. Tool-call ids are renamed ``#1``, ``#2``… (``canonical_request``) so that
-    the ids a live provider invents anew are not shown as differences. Messages carry no
-    position number: one message more early on would otherwise change every later heading."""
-    data = canonical_request(request)
+    the ids a live provider invents anew are not shown as differences (``canonical=False``:
+    the ids as sent, for two requests of one run). Messages carry no position number: one
+    message more early on would otherwise change every later heading. ``skip``: the first
+    messages are left out (a line says how many), and never dumped."""
+    total = len(request.messages)
+    if skip:
+        request = request.model_construct(
+            **{**dict(request), "messages": list(request.messages[skip:])}
+        )
+    data = canonical_request(request) if canonical else request.model_dump(mode="json")
     lines = ["SYSTEM PROMPT"]
     lines += _indented(data["system"]) or ["  (none)"]
     messages = data["messages"]
-    lines.append(f"MESSAGES ({len(messages)})")
+    lines.append(f"MESSAGES ({total})")
+    if skip:
+        lines.append(f"  … the first {skip:,} message{'s' * (skip != 1)} not shown")
     for message in messages:
         head = message["role"]
         if message.get("name"):

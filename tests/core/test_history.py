@@ -319,3 +319,20 @@ def test_latest_keeps_only_the_most_recent_of_three_attempts() -> None:
         assistant("try 3"),
         user("feedback 3"),
     ]
+
+
+async def test_accumulate_grows_the_same_list_so_requests_share_it() -> None:
+    """The history after a failure extends the one before, in place: a request made before
+    the failure stays a view of the same list (what is new is found without a compare)."""
+    from inspector.core.history import Conversation
+    from inspector.core.shared_list import SharedPrefix
+
+    fail = Verdict.failed("v", "bad", FB1)
+    for history, shared in (("accumulate", True), ("latest", False)):
+        conversation = Conversation([user("hi")], policy(history))
+        before = conversation.messages
+        view = SharedPrefix(before, len(before))
+        await conversation.add_failure(1, 1, assistant("**no**"), None, [fail])
+        assert (conversation.messages is before) is shared
+        assert conversation.messages[: len(view)] == list(view)
+        assert len(conversation.messages) == 3

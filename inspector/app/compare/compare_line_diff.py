@@ -10,37 +10,19 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QColor,
     QFontMetricsF,
-    QPalette,
     QResizeEvent,
     QTextBlockFormat,
     QTextCursor,
 )
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QStyle, QVBoxLayout, QWidget
 
-from inspector.app.theme import is_dark, mix
+from inspector.app.widgets.diff_tints import diff_colour
 from inspector.app.widgets.json_view import monospace_font
 from inspector.reports.compare_lines import DiffKind, LineDiff
 
-# kind: (light, dark) background
-DIFF_COLOURS: dict[str, tuple[str, str]] = {
-    "added": ("#d4f4dc", "#1f4d2b"),
-    "removed": ("#fbd8d6", "#5c2626"),
-    "changed": ("#fbf0c0", "#504520"),
-}
 MIN_WRAP = 16  # characters: narrower panes scroll sideways instead
 REWRAP_DELAY_MS = 150  # a resize settles before the diff is built again
-
-
-def diff_colour(kind: DiffKind, palette: QPalette) -> QColor | None:
-    """The background of a line of ``kind`` (None: the pane's own)."""
-    if kind == "filler":
-        return mix(
-            palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text), 0.06
-        )
-    colours = DIFF_COLOURS.get(kind)
-    return QColor(colours[1 if is_dark(palette) else 0]) if colours else None
 
 
 def diff_summary(diff: LineDiff) -> str:

@@ -8,13 +8,14 @@ characters, and says what it left out (the Raw tab keeps everything).
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from inspector.app.theme import is_dark
 from inspector.app.widgets.json_view import json_html
 from inspector.core.messages import Message
+from inspector.reports.request_marks import Badge
 
 MESSAGE_LIMIT = 200
 CONTENT_LIMIT = 20_000
@@ -28,6 +29,14 @@ _ROLE_COLOURS: dict[str, tuple[str, str, str, str]] = {
     "feedback": ("#c05621", "#f0a070", "#fcefe6", "#3d2a20"),
 }
 MUTED = ("#6b6b6b", "#a0a0a0")
+# badge kind: (chip light, chip dark); light chips carry white text, dark ones near-black
+_BADGE_COLOURS: dict[str, tuple[str, str]] = {
+    "new": ("#0b7285", "#66d9e8"),
+    "feedback": ("#c05621", "#f0a070"),
+    "kept": ("#c53030", "#fc8181"),
+    "synthetic": ("#6b46c1", "#b7a1f0"),
+    "instruction": ("#975a16", "#f6c36b"),
+}
 
 
 def muted(dark: bool) -> str:
@@ -55,6 +64,16 @@ def tag(text: str, colour: str) -> str:
     return f'<span style="color:{colour};font-weight:600">{html.escape(text)}</span>'
 
 
+def chip(text: str, kind: str, dark: bool) -> str:
+    """A badge: ``text`` on a filled background in the colour of its ``kind``."""
+    light, deep = _BADGE_COLOURS.get(kind, _BADGE_COLOURS["synthetic"])
+    background, colour = (deep, "#1a1a1a") if dark else (light, "#ffffff")
+    return (
+        f'<span style="background-color:{background};color:{colour};font-weight:600">'
+        f"&nbsp;{html.escape(text).replace(' ', '&nbsp;')}&nbsp;</span>"  # wraps between chips
+    )
+
+
 def heading(text: str, dark: bool, note: str = "") -> str:
     extra = f' <span style="color:{muted(dark)}">{html.escape(note)}</span>' if note else ""
     return f'<h4 style="margin-top:10px;margin-bottom:4px">{html.escape(text)}{extra}</h4>'
@@ -64,14 +83,23 @@ def note(text: str, dark: bool) -> str:
     return f'<p style="color:{muted(dark)};margin:2px 0px">{html.escape(text)}</p>'
 
 
-def bubble(role: str, body: str, dark: bool, label: str = "", detail: str = "") -> str:
-    """One message box: an accent strip in the role's colour, the role label, then ``body``
-    (already HTML)."""
+def bubble(
+    role: str,
+    body: str,
+    dark: bool,
+    label: str = "",
+    detail: str = "",
+    badges: Sequence[Badge] = (),
+) -> str:
+    """One message box: an accent strip in the role's colour, the role label and ``badges``,
+    then ``body`` (already HTML)."""
     accent_light, accent_dark, bg_light, bg_dark = _ROLE_COLOURS.get(role, _ROLE_COLOURS["system"])
     accent, bg = (accent_dark, bg_dark) if dark else (accent_light, bg_light)
     title = tag(label or role.upper(), accent)
     if detail:
         title += f' <span style="color:{muted(dark)}">· {html.escape(detail)}</span>'
+    if badges:
+        title += "&nbsp; " + " ".join(chip(b.text, b.kind, dark) for b in badges)
     return (
         '<table width="100%" cellspacing="0" cellpadding="6" style="margin-bottom:6px">'
         f'<tr><td width="3" bgcolor="{accent}"></td>'
@@ -79,7 +107,10 @@ def bubble(role: str, body: str, dark: bool, label: str = "", detail: str = "") 
     )
 
 
-def message_html(message: Message, dark: bool, label: str = "") -> str:
+def message_html(
+    message: Message, dark: bool, label: str = "", badges: Sequence[Badge] = ()
+) -> str:
+    """A message's bubble; one the loop injected as feedback takes the feedback colours."""
     detail_parts = []
     if message.name:
         detail_parts.append(message.name)
@@ -94,7 +125,15 @@ def message_html(message: Message, dark: bool, label: str = "") -> str:
         )
     if not body:
         body = note("(no content)", dark)
-    return bubble(message.role, body, dark, label=label, detail=" ".join(detail_parts))
+    role = "feedback" if any(b.kind == "feedback" for b in badges) else message.role
+    return bubble(
+        role,
+        body,
+        dark,
+        label=label or message.role.upper(),
+        detail=" ".join(detail_parts),
+        badges=badges,
+    )
 
 
 def messages_html(
@@ -103,17 +142,24 @@ def messages_html(
     limit: int = MESSAGE_LIMIT,
     label: str = "",
     more_link: str = "",
+    badges: Mapping[int, Sequence[Badge]] | None = None,
 ) -> str:
     """Bubbles for ``messages``, the last ``limit`` of them when there are more; ``more_link``:
-    the href of a "show more" link in the note saying what was left out."""
+    the href of a "show more" link in the note saying what was left out; ``badges``: by
+    position in ``messages``."""
     shown = messages[-limit:] if len(messages) > limit else messages
+    first = len(messages) - len(shown)
+    marks = badges or {}
     parts = []
     if len(shown) < len(messages):
         hidden = len(messages) - len(shown)
         more = f' <a href="{more_link}">Show more</a>' if more_link else ""
         text = html.escape(f"{hidden:,} earlier messages not shown; the Raw tab has them all.")
         parts.append(f'<p style="color:{muted(dark)};margin:2px 0px">{text}{more}</p>')
-    parts.extend(message_html(m, dark, label=label) for m in shown)
+    parts.extend(
+        message_html(m, dark, label=label, badges=marks.get(first + k, ()))
+        for k, m in enumerate(shown)
+    )
     return "".join(parts)
 
 

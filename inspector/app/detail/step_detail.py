@@ -1,4 +1,5 @@
-"""The right pane: one step in detail, in five tabs — *Model saw* (the exact request),
+"""The right pane: one step in detail, in five tabs — *Model saw* (the exact request, badged
+with what the loop did, and its diff with the previous call: ``model_saw.py``),
 *Response* (streaming live), *Verdicts*, *Feedback injected* and *Raw*.
 
 Only the visible tab is rendered, and only while the pane is on screen (not hidden, not in a
@@ -29,12 +30,12 @@ from inspector.app.detail.chat_bubbles import (
     bubble,
     heading,
     message_html,
-    messages_html,
     muted,
     note,
     pre_text,
     tag,
 )
+from inspector.app.detail.model_saw import ModelSawPane
 from inspector.app.theme import is_dark, status_colour
 from inspector.app.widgets.json_view import JsonView, json_html
 from inspector.core.events import (
@@ -113,19 +114,21 @@ class StepDetail(QWidget):
         self.title.setWordWrap(True)  # a long title must not widen the dock over the timeline
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
-        self.model_saw = ChatView(self)
+        self.model_saw_pane = ModelSawPane(self)
+        self.model_saw = self.model_saw_pane.chat  # the request as badged bubbles
         self.model_saw.anchorClicked.connect(self._more_messages)
         self.response = ResponsePane(self)
         self.verdicts = ChatView(self)
         self.feedback = ChatView(self)
         self.raw = JsonView(self)
         self.raw_note = QLabel(self)
+        self.raw_note.setWordWrap(True)  # a long note must not widen the dock for good
         raw_page = QWidget(self)
         raw_layout = QVBoxLayout(raw_page)
         raw_layout.setContentsMargins(6, 6, 6, 6)
         raw_layout.addWidget(self.raw_note)
         raw_layout.addWidget(self.raw, 1)
-        pages = (self.model_saw, self.response, self.verdicts, self.feedback, raw_page)
+        pages = (self.model_saw_pane, self.response, self.verdicts, self.feedback, raw_page)
         for name, page in zip(TAB_NAMES, pages, strict=True):
             self.tabs.addTab(page, name)
         self.tabs.currentChanged.connect(self._render_current)
@@ -246,16 +249,17 @@ class StepDetail(QWidget):
             return  # hidden, or a dock tab behind another: rendered on its next paint
         self._stale.discard(tab)
         live = self._live()
-        if live is None:
+        if live is None or self._run is None:
             self._render_empty(tab)
+            return
+        if tab == MODEL_SAW:
+            self.model_saw_pane.show_step(
+                self._run, self._index, self._messages_shown, more_link=MORE_MESSAGES
+            )
             return
         step = live.as_step()
         dark = is_dark(self.palette())
-        if tab == MODEL_SAW:
-            self.model_saw.set_body(
-                request_html(step, dark, self._messages_shown, more_link=MORE_MESSAGES)
-            )
-        elif tab == RESPONSE:
+        if tab == RESPONSE:
             self._render_response(step, dark)
         elif tab == VERDICTS:
             self.verdicts.set_body(verdicts_html(step, dark))
@@ -266,9 +270,10 @@ class StepDetail(QWidget):
 
     def _render_empty(self, tab: int) -> None:
         text = "Select a step in the timeline."
-        if tab in (MODEL_SAW, VERDICTS, FEEDBACK):
-            page = (self.model_saw, None, self.verdicts, self.feedback)[tab]
-            assert page is not None
+        if tab == MODEL_SAW:
+            self.model_saw_pane.clear(text)
+        elif tab in (VERDICTS, FEEDBACK):
+            page = self.verdicts if tab == VERDICTS else self.feedback
             page.set_body(note(text, is_dark(self.palette())))
         elif tab == RESPONSE:
             self.response.meta.setText(text)
@@ -344,44 +349,6 @@ class StepDetail(QWidget):
 
 
 # -- HTML for the tabs (pure functions of a step, so tests and other views can use them) ----
-
-
-def request_html(step: Step, dark: bool, limit: int = MESSAGE_LIMIT, more_link: str = "") -> str:
-    """The *Model saw* tab: system prompt, messages (the last ``limit``), tools offered,
-    tool_choice, response format."""
-    request = step.request
-    parts: list[str] = []
-    markers = forced_markers(step.forced)
-    if markers:
-        parts.append(
-            note("Forced by the loop: " + "; ".join(tip for _, tip in markers) + ".", dark)
-        )
-    appended = step.forced is not None and step.forced.instruction_appended
-    parts.append(
-        heading("System prompt", dark, "final-step instruction appended" if appended else "")
-    )
-    parts.append(
-        bubble("system", pre_text(request.system), dark)
-        if request.system
-        else note("(no system prompt)", dark)
-    )
-    parts.append(heading("Messages", dark, f"{len(request.messages)}"))
-    parts.append(messages_html(request.messages, dark, limit, more_link=more_link))
-    parts.append(heading("Tools offered", dark, f"{len(request.tools)}"))
-    if not request.tools:
-        parts.append(note("No tools.", dark))
-    for tool in request.tools:
-        body = (pre_text(tool.description) if tool.description else "") + json_html(
-            tool.parameters, dark
-        )
-        parts.append(bubble("tool", body, dark, label=tool.name))
-    choice = request.tool_choice
-    parts.append(heading("tool_choice", dark, "forced" if step.forced else ""))
-    parts.append(json_html(choice, dark) if choice is not None else note("not set", dark))
-    parts.append(heading("Response format", dark))
-    fmt = request.response_format
-    parts.append(json_html(fmt, dark) if fmt is not None else note("none (free text)", dark))
-    return "".join(parts)
 
 
 def response_meta_html(step: Step, dark: bool) -> str:
