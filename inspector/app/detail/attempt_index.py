@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from inspector.core.live import LiveStep
 from inspector.core.records import Step, step_kind
+from inspector.reports.attempt_columns import TOOL_STEPS_SHOWN
 
-TOOL_STEPS_SHOWN = 12
 CLASSIFY_BUDGET = 20_000  # steps classified per update (~15 ms here)
 
 
@@ -43,6 +43,7 @@ class AttemptIndex:
         self.tool_total = 0  # tool steps classified, over every attempt
         self.first_tools: list[Step] = []  # the run's first TOOL_STEPS_SHOWN tool steps
         self._by_number: dict[int, AttemptSpan] = {}
+        self._positions: dict[int, int] = {}  # attempt number → its position in ``spans``
         self._cursor = 0  # steps[:cursor] are classified (or an attempt's last step)
 
     def update(self, steps: list[LiveStep], budget: int = CLASSIFY_BUDGET) -> bool:
@@ -57,6 +58,7 @@ class AttemptIndex:
             if not spans or spans[-1].number != attempt:
                 spans.append(AttemptSpan(attempt, position, position))
                 self._by_number[attempt] = spans[-1]
+                self._positions[attempt] = len(spans) - 1
             spans[-1].end = position + 1
         if spans:
             spans[-1].version += 1  # its last step streams
@@ -70,6 +72,10 @@ class AttemptIndex:
 
     def span_of(self, attempt: int) -> AttemptSpan | None:
         return self._by_number.get(attempt)
+
+    def position_of(self, attempt: int) -> int | None:
+        """Where attempt number ``attempt`` is in ``spans`` (None: not indexed yet)."""
+        return self._positions.get(attempt)
 
     def step_changed(self, live: LiveStep) -> None:
         """Something arrived for step ``live`` (verdicts, cleared...): its attempt shows it

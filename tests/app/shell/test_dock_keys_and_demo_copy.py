@@ -41,7 +41,7 @@ def test_every_dock_has_a_shortcut(window: MainWindow, qtbot: QtBot) -> None:
     keys = {name: window.actions_by_id[f"dock:{name}"].shortcut().toString() for name in DOCK_ORDER}
     assert keys == {name: f"Alt+{n}" for n, name in enumerate(DOCK_ORDER, start=1)}
     window.activateWindow()
-    qtbot.keyClick(window, Qt.Key.Key_6, Qt.KeyboardModifier.AltModifier)
+    qtbot.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: _in_front(window, "scenarioDock"))
 
 
