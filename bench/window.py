@@ -9,8 +9,9 @@ own engine (scripted model) into the store, as ``agent-inspector run`` records t
    far) played back at "max" speed, the Step tab showing each new step. Events per second from
    play to the end. Goal ≥ 1,000/s. Peer: the same events folded into a bare ``LiveRun``.
 2. *10,000 attempts*: a turn whose first 9,999 drafts fail a validator, opened from the runs
-   list with the Attempts tab raised (the worst case): from ``show_stored_run`` to the attempt
-   columns shown. Goal < 1 s, no stall > 50 ms. Peer: a bare ``QListView`` of 10,000 lines.
+   list with the Attempts tab in front (the worst case): from ``show_stored_run`` to the page
+   of its last attempts shown. Goal < 1 s, no stall > 50 ms. Peer: a bare ``QListView`` of
+   10,000 lines.
 3. *Collector*: a 100,000-step run shown; a full ``gc.collect()`` after ``settle_loaded`` (the
    window freezes a shown run out of the collector's scans). Goal < 50 ms. Peer: the same full
    collection without the freeze.
@@ -152,7 +153,7 @@ def playback_peer(store: Store, run_id: str) -> float:
 
 async def open_scene(window: MainWindow, run_id: str, attempts: int) -> tuple[float, float]:
     """(seconds from show_stored_run to the attempt columns shown, longest stall ms)."""
-    window.attempts_dock.raise_()
+    window.centre_tabs.show_attempts()
     heartbeat = Heartbeat()
     heartbeat.start()
     start = time.perf_counter()
@@ -161,14 +162,14 @@ async def open_scene(window: MainWindow, run_id: str, attempts: int) -> tuple[fl
         window.shown is not None
         and window.shown.run_id == run_id
         and window.attempts.attempt_columns
-        and "Attempt 1<" in window.attempts.attempt_columns[0].title.text()
+        and f"Attempt {attempts}<" in window.attempts.attempt_columns[-1].title.text()
     ):
         await asyncio.sleep(0.001)
     assert len(window.shown.steps) == attempts
     seconds = time.perf_counter() - start
     await asyncio.sleep(0.3)  # what follows the first paint (catch-up slices) counts as stall
     stall = heartbeat.stop()
-    window.detail_dock.raise_()
+    window.centre_tabs.show_timeline()
     return seconds, stall
 
 

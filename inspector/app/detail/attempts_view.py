@@ -104,7 +104,7 @@ class AttemptsView(QWidget):
         self._index = AttemptIndex()
         self._columns: list[Column] = []  # the page's, bound to attempts first, first + 1...
         self._bound: list[tuple[int, int, bool] | None] = []  # per column: what it shows
-        self._first = 0  # the page's first attempt (a position in the index's spans)
+        self._first = 0  # the page's first attempt (its position in the index)
         self._per_page = 1
         self._selected: int | None = None  # the selected attempt's position
         self._wanted: int | None = None  # a step selected elsewhere, resolved at the next render
@@ -162,6 +162,7 @@ class AttemptsView(QWidget):
         self._timer.timeout.connect(self._refresh_if_visible)
         self._stale = False  # something changed while hidden: refresh when shown
         self._catch_up = False  # a refresh is scheduled for the next event-loop turn
+        self._views_due = False  # the three views are to render at the next event-loop turn
         self.refresh()
 
     # ---- what the window calls -----------------------------------------------------------------
@@ -172,7 +173,9 @@ class AttemptsView(QWidget):
         self._bound = [None] * len(self._columns)
         self._first, self._selected, self._wanted = 0, None, None
         self._timer.stop()
-        self._refresh_if_visible()
+        self._stale = True  # rendered at the next event-loop turn, not inside the caller's
+        if self.on_screen() and not self._catch_up:
+            self._soon()
 
     def on_event(self, event: Event) -> None:
         index = getattr(event, "index", None)
@@ -247,9 +250,9 @@ class AttemptsView(QWidget):
     @property
     def selected_attempt(self) -> int | None:
         """The selected attempt's number (None: none selected)."""
-        if self._selected is None or self._selected >= len(self._index.spans):
+        if self._selected is None or self._selected >= len(self._index):
             return None
-        return self._index.spans[self._selected].number
+        return self._index.span(self._selected).number
 
     def refresh(self) -> None:
         self._stale = False
@@ -262,10 +265,18 @@ class AttemptsView(QWidget):
                 self._wanted = None
                 self._selected = position
         self._render_page()
-        dark = is_dark(self.palette())
-        run, spans = self._run, self._index.spans
-        last = run.steps[spans[-1].end - 1].as_step() if spans else None
-        self.kept.body.set_body(kept_html(kept_column(run.record), dark))
+        self.kept.body.set_body(kept_html(kept_column(self._run.record), is_dark(self.palette())))
+        if not self._views_due:  # the three views in the next event-loop turn: two short
+            self._views_due = True  # pauses rather than one long one
+            QTimer.singleShot(0, self, self._render_views)
+
+    def _render_views(self) -> None:
+        self._views_due = False
+        if not self.on_screen():
+            self._stale = True  # rendered with the rest when it is seen again
+            return
+        run, dark = self._run, is_dark(self.palette())
+        last = run.steps[self._index.span(-1).end - 1].as_step() if len(self._index) else None
         self.final_call.body.set_body(final_call_html(last, dark))
         self.transcript.body.set_body(transcript_html(run.record, dark))
         self.streamed.body.set_body(self._streamed_html(dark))
@@ -279,7 +290,7 @@ class AttemptsView(QWidget):
 
     def move_page(self, pages: int) -> None:
         """A page earlier (-1) or later (+1); the selection moves with it."""
-        total = len(self._index.spans)
+        total = len(self._index)
         first = max(0, min(self._first + pages * self._per_page, total - self._per_page))
         if self._selected is not None:
             self._selected = max(0, min(total - 1, self._selected + first - self._first))
@@ -288,7 +299,7 @@ class AttemptsView(QWidget):
 
     def select(self, position: int) -> None:
         """Selects the attempt at ``position`` (0-based, clamped), shows it, asks for its step."""
-        total = len(self._index.spans)
+        total = len(self._index)
         if total:
             self._pick(max(0, min(total - 1, position)))
 
@@ -299,7 +310,7 @@ class AttemptsView(QWidget):
         else:
             self._stale = True
         if position is not None:
-            span = self._index.spans[position]
+            span = self._index.span(position)
             self.stepRequested.emit(self._run.steps[span.end - 1].index)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -309,7 +320,7 @@ class AttemptsView(QWidget):
             Qt.Key.Key_Left: (first + per_page if selected is None else selected) - 1,
             Qt.Key.Key_Right: (first - 1 if selected is None else selected) + 1,
             Qt.Key.Key_Home: 0,
-            Qt.Key.Key_End: len(self._index.spans) - 1,
+            Qt.Key.Key_End: len(self._index) - 1,
         }
         if key in moves:
             self.select(moves[key])
@@ -319,13 +330,13 @@ class AttemptsView(QWidget):
             super().keyPressEvent(event)
 
     def _render_page(self) -> None:
-        spans = self._index.spans
+        total = len(self._index)
         self._per_page = per_page = self._fits()
-        self._first = page_start(self._first, per_page, len(spans), self._selected)
-        shown = min(per_page, len(spans) - self._first)
-        self.page.setText(page_label(self._first, shown, len(spans)))
+        self._first = page_start(self._first, per_page, total, self._selected)
+        shown = min(per_page, total - self._first)
+        self.page.setText(page_label(self._first, shown, total))
         self.earlier.setEnabled(self._first > 0)
-        self.later.setEnabled(self._first + shown < len(spans))
+        self.later.setEnabled(self._first + shown < total)
         while len(self._columns) < shown:  # only the page's columns exist
             column = Column(self._strip)
             column.clicked.connect(lambda c=column: self._clicked(c))
@@ -341,7 +352,7 @@ class AttemptsView(QWidget):
                 column.hide()
                 continue
             position = self._first + slot
-            span = spans[position]
+            span = self._index.span(position)
             key = (span.number, span.version, dark)
             if self._bound[slot] != key:
                 self._bound[slot] = key
@@ -360,18 +371,18 @@ class AttemptsView(QWidget):
     def _streamed_html(self, dark: bool) -> str:
         """The run's first tool steps and the candidates of its last ``STREAMED_ATTEMPTS``
         attempts (all of them, for any run a person reads through)."""
-        steps, spans = self._run.steps, self._index.spans
-        shown = spans[-STREAMED_ATTEMPTS:]
+        steps, index = self._run.steps, self._index
+        shown = [index.span(p) for p in range(max(0, len(index) - STREAMED_ATTEMPTS), len(index))]
         tools_shown = sum(s.tool_count for s in shown)
         # The steps before the shown attempts, less their tool steps (counted once each).
-        earlier = shown[0].start - (self._index.tool_total - tools_shown) if shown else 0
-        picked = {s.index: s for s in self._index.first_tools}
+        earlier = shown[0].start - (index.tool_total - tools_shown) if shown else 0
+        picked = {s.index: s for s in index.first_tools}
         for span in shown:
             for position in (*span.candidates, span.end - 1):
                 step = steps[position].as_step()
                 picked[step.index] = step
         selection = [picked[i] for i in sorted(picked)]
-        tools = self._index.tool_total + sum(
+        tools = index.tool_total + sum(
             1 for s in shown if step_kind(steps[s.end - 1].as_step()) == "tool call"
         )
         return streamed_html(selection, tools, earlier, self._run.record, dark)

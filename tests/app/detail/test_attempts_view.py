@@ -25,10 +25,16 @@ def make_view(qtbot: QtBot, width: int = 1300) -> AttemptsView:
     return view
 
 
+def show(qtbot: QtBot, view: AttemptsView, run: LiveRun) -> None:
+    """``show_run`` renders at the next event-loop turn (not inside the window's ``_show``)."""
+    view.show_run(run)
+    qtbot.waitUntil(lambda: not view._stale and not view._views_due)
+
+
 def test_one_column_per_attempt_with_candidate_verdicts_and_feedback(qtbot: QtBot) -> None:
     record = demo_run("retry-feedback")[1]
     view = make_view(qtbot)
-    view.show_run(stored_run("retry-feedback"))
+    show(qtbot, view, stored_run("retry-feedback"))
     columns = view.attempt_columns
     assert len(columns) == 3
     assert "Attempt 1" in columns[0].title.text() and "cleared" in columns[0].title.text()
@@ -49,7 +55,7 @@ def test_one_column_per_attempt_with_candidate_verdicts_and_feedback(qtbot: QtBo
 def test_the_three_views_of_the_turn(qtbot: QtBot) -> None:
     record = demo_run("retry-feedback")[1]
     view = make_view(qtbot)
-    view.show_run(stored_run("retry-feedback"))
+    show(qtbot, view, stored_run("retry-feedback"))
     final_call = view.final_call.body.toPlainText()
     for message in record.steps[-1].request.messages:
         assert (message.content or "") in final_call
@@ -64,7 +70,7 @@ def test_the_three_views_of_the_turn(qtbot: QtBot) -> None:
 def test_the_kept_column_shows_the_fallback_value(qtbot: QtBot) -> None:
     record = demo_run("invalid-output-fallback")[1]
     view = make_view(qtbot)
-    view.show_run(stored_run("invalid-output-fallback"))
+    show(qtbot, view, stored_run("invalid-output-fallback"))
     kept = view.kept.body.toPlainText()
     assert "fallback (after validator exhausted)" in kept
     assert "fallback value" in kept and "not the model's answer" in kept
@@ -80,7 +86,7 @@ def test_an_error_verdict_is_worded_as_the_validators_not_the_models(qtbot: QtBo
     step = last.model_copy(update={"status": "validator_error", "verdicts": [broken]})
     run = LiveRun.from_record(record.model_copy(update={"steps": [*record.steps[:-1], step]}))
     view = make_view(qtbot)
-    view.show_run(run)
+    show(qtbot, view, run)
     text = view.attempt_columns[-1].body.toPlainText()
     assert "! no_cjk — validator error" in text and "TimeoutError: 2 s" in text
     assert "the validator raised or timed out — not the model's failure" in text
@@ -91,7 +97,7 @@ def test_columns_appear_as_the_run_streams(qtbot: QtBot) -> None:
     events, record = demo_run("retry-feedback")
     run = LiveRun()
     view = make_view(qtbot)
-    view.show_run(run)
+    show(qtbot, view, run)
     counts = []
     for event in events:
         run.apply(event)
@@ -111,7 +117,7 @@ def test_a_hidden_view_builds_nothing_and_catches_up_when_shown(qtbot: QtBot) ->
     events, record = demo_run("retry-feedback")
     run = LiveRun()
     view = make_view(qtbot)
-    view.show_run(run)
+    show(qtbot, view, run)
     view.hide()
     for event in events:
         run.apply(event)
@@ -122,8 +128,8 @@ def test_a_hidden_view_builds_nothing_and_catches_up_when_shown(qtbot: QtBot) ->
     assert view.attempt_columns == []
     view.show()
     qtbot.waitExposed(view)
-    assert record.output in view.transcript.body.toPlainText()
     assert len(view.attempt_columns) == 3
+    qtbot.waitUntil(lambda: record.output in view.transcript.body.toPlainText())
 
 
 def _many_attempts(attempts: int) -> LiveRun:
@@ -143,7 +149,7 @@ def _titles(view: AttemptsView) -> list[str]:
 
 def test_paging_keys_and_buttons(qtbot: QtBot) -> None:
     view = make_view(qtbot, width=4 * (COLUMN_MIN + 6) + 60)  # 3 attempts and the kept answer
-    view.show_run(_many_attempts(12))
+    show(qtbot, view, _many_attempts(12))
     assert view.page.text() == "attempts 1–3 of 12" and not view.earlier.isEnabled()
     view.setFocus()
     requested: list[int] = []
@@ -170,7 +176,7 @@ def test_paging_keys_and_buttons(qtbot: QtBot) -> None:
 
 def test_the_selected_attempt_stays_in_view_when_the_view_narrows(qtbot: QtBot) -> None:
     view = make_view(qtbot, width=1300)
-    view.show_run(_many_attempts(12))
+    show(qtbot, view, _many_attempts(12))
     view.set_current_step(6)  # the timeline selected a step of attempt 6
     qtbot.waitUntil(lambda: view.selected_attempt == 6)
     wide = len(view.attempt_columns)
@@ -182,7 +188,7 @@ def test_the_selected_attempt_stays_in_view_when_the_view_narrows(qtbot: QtBot) 
 
 def test_a_run_of_many_attempts_builds_only_the_columns_shown(qtbot: QtBot) -> None:
     view = make_view(qtbot)
-    view.show_run(_many_attempts(2_000))
+    show(qtbot, view, _many_attempts(2_000))
     shown = len(view.attempt_columns)
     assert 3 <= shown <= 8
     # Widgets: the page's attempt columns, the kept answer and the three views — no more.
@@ -263,14 +269,40 @@ def test_the_index_classifies_each_step_once_and_in_slices() -> None:
     for event in events:
         run.apply(event)
         index.update(run.steps)
-    assert [(s.number, s.start, s.end) for s in index.spans] == [(1, 0, 2), (2, 2, 3), (3, 3, 4)]
-    assert index.tool_total == 1 and index.spans[0].tool_count == 1
-    assert index.spans[0].candidates == []  # its last step is its candidate, shown apart
+    spans = [index.span(p) for p in range(len(index))]
+    assert [(s.number, s.start, s.end) for s in spans] == [(1, 0, 2), (2, 2, 3), (3, 3, 4)]
+    assert index.tool_total == 1 and spans[0].tool_count == 1
+    assert spans[0].candidates == []  # its last step is its candidate, shown apart
     assert index.position_of(3) == 2 and index.position_of(4) is None
     one_step_each = _many_attempts(10).steps  # each step its attempt's candidate
-    assert index.update(one_step_each) is False and len(index.spans) == 10
+    assert index.update(one_step_each) is False and len(index) == 10
     assert index.tool_total == 0
     same_attempt = [LiveRun.from_record(record).steps[0]] * 5  # five steps of attempt 1
     assert index.update(same_attempt, budget=2) is True  # 4 to classify, 2 a call
     assert index.update(same_attempt, budget=2) is False
-    assert index.spans[0].tool_count == 4
+    assert index.span(0).tool_count == 4 and index.span(-1).end == 5
+
+
+def test_the_index_against_a_plain_walk_whatever_the_budget() -> None:
+    """Attempts of one to four steps, numbered from 2 with a gap, indexed in slices of every
+    size: the same spans and classification as grouping the steps one by one."""
+    from inspector.app.detail.attempt_index import AttemptIndex
+
+    tool, answer = demo_run("retry-feedback")[1].steps[0], demo_run("retry-feedback")[1].steps[1]
+    steps: list[LiveStep] = []
+    for number, size in ((2, 1), (3, 4), (5, 2), (6, 1), (7, 3)):
+        for n in range(size):
+            kind = answer if n == size - 1 or n % 2 else tool
+            update = {"index": len(steps) + 1, "attempt": number}
+            steps.append(LiveStep.from_step(kind.model_copy(update=update)))
+    groups = attempt_columns([s.as_step() for s in steps])
+    for budget in (1, 2, 3, 5, 100):
+        index = AttemptIndex()
+        while index.update(steps, budget=budget):
+            pass
+        spans = [index.span(p) for p in range(len(index))]
+        assert [s.number for s in spans] == [c.number for c in groups] == [2, 3, 5, 6, 7]
+        assert [s.end for s in spans] == [c.step for c in groups]  # the last step's index
+        assert [s.tool_count for s in spans] == [c.tool_count for c in groups]
+        assert [len(s.candidates) for s in spans] == [0, 1, 0, 0, 1]
+        assert index.position_of(5) == 2 and index.position_of(4) is None
