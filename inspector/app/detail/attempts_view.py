@@ -111,6 +111,7 @@ class AttemptsView(QWidget):
 
         self.page = QLabel(self)
         self.page.setObjectName("attemptsPage")
+        self.page.setToolTip(PAGE_KEYS)
         self.earlier, self.later = QToolButton(self), QToolButton(self)
         for button, text, tip, move in (
             (self.earlier, "◀", "Earlier attempts (PgUp)", -1),
@@ -129,8 +130,7 @@ class AttemptsView(QWidget):
         bar.addWidget(self.earlier)
         bar.addWidget(self.page)
         bar.addWidget(self.later)
-        bar.addStretch(1)
-        bar.addWidget(keys)
+        bar.addWidget(keys, 1)  # takes what room is left; said in the page's tooltip too
 
         self._strip = QWidget(self)
         self._strip.installEventFilter(self)  # its resizes: how many columns fit

@@ -3,6 +3,7 @@ the Attempts tab in the window."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget
 from pytestqt.qtbot import QtBot
@@ -200,6 +201,34 @@ def test_a_run_of_many_attempts_builds_only_the_columns_shown(qtbot: QtBot) -> N
     streamed = view.streamed.body.toPlainText()
     assert "1,980 earlier candidates not shown" in streamed
     assert streamed.count("attempt ") == 20
+
+
+def test_a_refresh_costs_the_same_at_attempt_200_and_at_attempt_2000(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Steps read per refresh after a new attempt arrives: what the page and the views show,
+    never a walk over the attempts before it."""
+    reads: list[int] = []
+    as_step = LiveStep.as_step
+    monkeypatch.setattr(
+        LiveStep, "as_step", lambda self: (reads.append(self.index), as_step(self))[1]
+    )
+
+    def reads_for_one_more(attempts: int) -> int:
+        view = make_view(qtbot)
+        run = _many_attempts(attempts)
+        show(qtbot, view, run)
+        run.steps.append(_many_attempts(attempts + 1).steps[-1])
+        view.set_current_step(attempts + 1)
+        view._timer.stop()  # the refresh below, once, not when a timer fires
+        reads.clear()
+        view.refresh()
+        view._render_views()
+        assert _titles(view)[-1] == f"Attempt {attempts + 1}"
+        return len(reads)
+
+    few, many = reads_for_one_more(200), reads_for_one_more(2_000)
+    assert few == many and many < 60  # a page, the last 20 candidates, the final call
 
 
 def _attempts_in_front(window: MainWindow, qtbot: QtBot) -> AttemptsView:
