@@ -151,6 +151,25 @@ async def scenes(window: MainWindow, out: Path, folder: Path) -> None:
     save_screenshot(window, out / "replay.png")
     print("wrote replay.png")
     await sweep_scene(window, out)
+    await attempts_scene(window, out)
+
+
+async def attempts_scene(window: MainWindow, out: Path) -> None:
+    """The Attempts tab after demo:retry-feedback at 1400x900, after
+    demo:invalid-output-fallback at 1024x700 (its fallback value in the kept column)."""
+    size = window.size()
+    for demo, (width, height), name in (
+        ("retry-feedback", (1400, 900), "attempts.png"),
+        ("invalid-output-fallback", (1024, 700), "attempts-1024.png"),
+    ):
+        await run(window, f"demo:{demo}")
+        window.resize(width, height)
+        window.centre_tabs.show_attempts()
+        await settle(window)
+        save_screenshot(window, out / name)
+        print(f"wrote {name}")
+    window.resize(size)
+    window.centre_tabs.show_timeline()
 
 
 async def sweep_scene(window: MainWindow, out: Path) -> None:
