@@ -346,22 +346,24 @@ class AttemptsView(QWidget):
         while len(self._columns) > max(shown, per_page):
             self._columns.pop().deleteLater()
             self._bound.pop()
-        dark = is_dark(self.palette())
         for slot, column in enumerate(self._columns):
-            if slot >= shown:
-                column.hide()
-                continue
+            column.setVisible(slot < shown)
+        self._strip_layout.activate()  # final widths first: text laid out once, scrolled to top
+        dark = is_dark(self.palette())
+        for slot, column in enumerate(self._columns[:shown]):
             position = self._first + slot
             span = self._index.span(position)
             key = (span.number, span.version, dark)
-            if self._bound[slot] != key:
+            bound = self._bound[slot]
+            if bound != key:
                 self._bound[slot] = key
                 last = self._run.steps[span.end - 1].as_step()
                 found = attempt_column(last, span.tool_steps, span.tool_count, span.cleared)
                 column.title.setText(column_title(found, dark))
                 column.body.set_body(column_html(found, dark))
+                if bound is None or bound[0] != span.number:  # another attempt: from its top
+                    column.body.verticalScrollBar().setValue(0)
             column.set_selected(position == self._selected)
-            column.show()
 
     def _clicked(self, column: Column) -> None:
         slot = self._columns.index(column)

@@ -17,6 +17,14 @@ from inspector.reports.attempt_columns import attempt_columns
 from tests.helpers.demo_events import demo_run, stored_run
 
 
+@pytest.fixture
+def demos() -> None:
+    """The demos' runs, recorded before a ``window`` fixture's event loop runs (``demo_run``
+    runs its own)."""
+    demo_run("retry-feedback")
+    demo_run("invalid-output-fallback")
+
+
 def make_view(qtbot: QtBot, width: int = 1300) -> AttemptsView:
     view = AttemptsView()
     qtbot.addWidget(view)
@@ -242,10 +250,10 @@ def _attempts_in_front(window: MainWindow, qtbot: QtBot) -> AttemptsView:
 
 
 def test_three_attempts_fit_at_1400x900_without_horizontal_scrolling(
-    window: MainWindow, qtbot: QtBot
+    demos: None, window: MainWindow, qtbot: QtBot
 ) -> None:
+    window.show_run(stored_run("retry-feedback"))  # then the tab is brought forward
     view = _attempts_in_front(window, qtbot)
-    window.show_run(stored_run("retry-feedback"))
     qtbot.waitUntil(lambda: len(view.attempt_columns) == 3)
     assert view.page.text() == "attempts 1–3 of 3"
     right = view.mapTo(window, view.rect().topRight()).x()
@@ -253,10 +261,13 @@ def test_three_attempts_fit_at_1400x900_without_horizontal_scrolling(
         assert column.width() >= COLUMN_MIN
         assert column.mapTo(window, column.rect().topRight()).x() <= right
         assert not column.body.horizontalScrollBar().isVisible()
+        assert column.body.verticalScrollBar().value() == 0  # read from the top
     assert window.detail_dock.isVisible()  # the Step dock stays beside the tab
 
 
-def test_a_click_on_a_column_shows_its_attempts_step(window: MainWindow, qtbot: QtBot) -> None:
+def test_a_click_on_a_column_shows_its_attempts_step(
+    demos: None, window: MainWindow, qtbot: QtBot
+) -> None:
     record = demo_run("retry-feedback")[1]
     view = _attempts_in_front(window, qtbot)
     window.show_run(stored_run("retry-feedback"))
@@ -272,7 +283,7 @@ def test_a_click_on_a_column_shows_its_attempts_step(window: MainWindow, qtbot: 
 
 
 def test_the_tab_behind_the_timeline_builds_nothing_until_raised(
-    window: MainWindow, qtbot: QtBot
+    demos: None, window: MainWindow, qtbot: QtBot
 ) -> None:
     """A tab behind another has no visible region; the view asks for one, not ``isVisible()``."""
     window.centre_tabs.show_timeline()
