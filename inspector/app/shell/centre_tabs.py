@@ -2,7 +2,8 @@
 "Sweep" tabs. While Compare (or Sweep) is in front, the docks on the right are put away (they show
 one run's step, not the comparison) so that 2–4 columns of request lines get the window's width;
 they come back with the Timeline or Attempts tab. The Attempts tab keeps them: the Step dock
-shows the step of the attempt clicked there."""
+shows the step of the attempt clicked there; a run started, picked or played back leaves the
+Attempts tab in front (it shows that run), and brings the Timeline forward from the others."""
 
 from __future__ import annotations
 
@@ -46,8 +47,16 @@ class CentreTabs(QTabWidget):
         parent.addAction(action)  # the shortcut works wherever the focus is in the window
         return {"tab:attempts": action}
 
-    def show_timeline(self) -> None:
+    def show_timeline(self, focus: QWidget | None = None) -> None:
         self.setCurrentWidget(self.timeline_page)
+        if focus is not None:
+            focus.setFocus()
+
+    def show_run_views(self) -> None:
+        """A run is shown (started, picked, played back): the Timeline comes forward unless the
+        Attempts tab, which shows the run too, is in front."""
+        if self.currentWidget() is not self.attempts_page:
+            self.show_timeline()
 
     def show_attempts(self) -> None:
         self.setCurrentWidget(self.attempts_page)

@@ -252,7 +252,7 @@ class MainWindow(QMainWindow):
         self.replay.policyRaised.connect(self.policy_dock.raise_)
         self.playback.playback.activeChanged.connect(self._playback_active)
         self.compare.shown.connect(self.centre_tabs.show_compare)
-        self.compare.timelineRequested.connect(self.centre_tabs.show_timeline)
+        self.compare.timelineRequested.connect(self.centre_tabs.show_run_views)
         self.validators.flipsChanged.connect(self.timeline.set_flips)
         self.validators.stepRequested.connect(self.timeline.select_step)
         self.attempts.stepRequested.connect(self.timeline.select_step)
@@ -327,7 +327,7 @@ class MainWindow(QMainWindow):
             self.run_turn()
 
     def show_welcome(self) -> None:
-        self.compare.show_timeline()
+        self.centre_tabs.show_timeline()
         self.welcome.show()
         self.run_heading.hide()
         self.timeline.hide()
@@ -504,7 +504,7 @@ class MainWindow(QMainWindow):
 
     def _focus_timeline(self) -> None:
         self.compare.show_timeline()
-        self.timeline.table.setFocus()
+        self.centre_tabs.show_timeline(focus=self.timeline.table)
 
     def _playback_active(self, active: bool) -> None:
         if active:  # a run played back is shown in the timeline

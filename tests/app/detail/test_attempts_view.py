@@ -282,6 +282,21 @@ def test_a_click_on_a_column_shows_its_attempts_step(
     assert window.centre_tabs.currentWidget() is view  # the tab stays in front
 
 
+def test_a_run_streaming_with_the_tab_in_front_fills_it(window: MainWindow, qtbot: QtBot) -> None:
+    """Live: columns follow the run (the timeline follows the newest step, the page its
+    attempt), and the kept answer comes with the end of the run."""
+    view = _attempts_in_front(window, qtbot)
+    seen: list[str] = []
+    window.runner.engineEvent.connect(lambda _event: seen.append(view.page.text()))
+    assert window.library.select_scenario("demo:retry-feedback")
+    with qtbot.waitSignal(window.runner.finished, timeout=20_000):
+        window.run_turn()
+    qtbot.waitUntil(lambda: "succeeded" in view.kept.body.toPlainText())
+    assert len(view.attempt_columns) == 3 and view.selected_attempt == 3
+    assert seen[0] == "no attempts yet" and "attempt 1 of 1" in seen
+    assert window.centre_tabs.currentWidget() is view  # the run did not take the tab away
+
+
 def test_the_tab_behind_the_timeline_builds_nothing_until_raised(
     demos: None, window: MainWindow, qtbot: QtBot
 ) -> None:
