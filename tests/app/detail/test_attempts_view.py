@@ -280,6 +280,8 @@ def test_a_click_on_a_column_shows_its_attempts_step(
     assert window.detail.current_step == 2
     assert view.selected_attempt == 1 and first.selected
     assert window.centre_tabs.currentWidget() is view  # the tab stays in front
+    qtbot.keyClick(view, Qt.Key.Key_Right)  # in the window: no shortcut takes the key
+    assert view.selected_attempt == 2 and window.selected_step == 3
 
 
 def test_a_run_streaming_with_the_tab_in_front_fills_it(window: MainWindow, qtbot: QtBot) -> None:
