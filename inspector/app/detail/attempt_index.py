@@ -56,9 +56,11 @@ class AttemptSpan:
 
 class AttemptIndex:
     def __init__(self) -> None:
+        self.generation = -1  # bumped whenever the index starts again (another steps list)
         self._reset(None)
 
     def _reset(self, steps: list[LiveStep] | None) -> None:
+        self.generation += 1
         self._steps = steps
         self._numbers = array("q")  # attempt number, per attempt in order
         self._starts = array("q")  # position of its first step

@@ -103,7 +103,8 @@ class AttemptsView(QWidget):
         self._run = LiveRun()
         self._index = AttemptIndex()
         self._columns: list[Column] = []  # the page's, bound to attempts first, first + 1...
-        self._bound: list[tuple[int, int, bool] | None] = []  # per column: what it shows
+        # Per column, what it shows: (index generation, attempt number, its version, dark).
+        self._bound: list[tuple[int, int, int, bool] | None] = []
         self._first = 0  # the page's first attempt (its position in the index)
         self._per_page = 1
         self._selected: int | None = None  # the selected attempt's position
@@ -353,7 +354,7 @@ class AttemptsView(QWidget):
         for slot, column in enumerate(self._columns[:shown]):
             position = self._first + slot
             span = self._index.span(position)
-            key = (span.number, span.version, dark)
+            key = (self._index.generation, span.number, span.version, dark)
             bound = self._bound[slot]
             if bound != key:
                 self._bound[slot] = key
@@ -361,7 +362,7 @@ class AttemptsView(QWidget):
                 found = attempt_column(last, span.tool_steps, span.tool_count, span.cleared)
                 column.title.setText(column_title(found, dark))
                 column.body.set_body(column_html(found, dark))
-                if bound is None or bound[0] != span.number:  # another attempt: from its top
+                if bound is None or bound[1] != span.number:  # another attempt: from its top
                     column.body.verticalScrollBar().setValue(0)
             column.set_selected(position == self._selected)
 
