@@ -17,7 +17,8 @@ for demo in retry-feedback step-cap final-answer-tool empty-final invalid-output
     --db "$db/runs.sqlite3" --screenshot "$here/$demo-1024.png"
   echo "wrote docs/screenshots/$demo-1024.png"
 done
-# The editing loop: validator editor with flips, a validator error, a three-way compare, a replay.
+# The editing loop: validator editor with flips, a validator error, a three-way compare, a replay,
+# the Sweep tab, the Attempts tab (retry-feedback at 1400×900, invalid-output-fallback at 1024×700).
 QT_QPA_PLATFORM=offscreen "$python" "$here/scenes.py" "$here"
 # A retry recorded by the recording proxy hosted in the window.
 QT_QPA_PLATFORM=offscreen "$python" "$here/proxy_scene.py" "$here"

@@ -155,6 +155,7 @@ async def scenes(window: MainWindow, out: Path, folder: Path) -> None:
     print("wrote replay.png")
     await sweep_scene(window, out)
     await model_saw_scene(window, out)
+    await attempts_scene(window, out)
 
 
 async def model_saw_scene(window: MainWindow, out: Path) -> None:
@@ -172,6 +173,24 @@ async def model_saw_scene(window: MainWindow, out: Path) -> None:
     save_screenshot(window, out / "model-saw-diff.png")
     print("wrote model-saw-diff.png")
     window.detail.model_saw_pane.diff_call.click()
+
+
+async def attempts_scene(window: MainWindow, out: Path) -> None:
+    """The Attempts tab after demo:retry-feedback at 1400x900, after
+    demo:invalid-output-fallback at 1024x700 (its fallback value in the kept column)."""
+    size = window.size()
+    for demo, (width, height), name in (
+        ("retry-feedback", (1400, 900), "attempts.png"),
+        ("invalid-output-fallback", (1024, 700), "attempts-1024.png"),
+    ):
+        await run(window, f"demo:{demo}")
+        window.resize(width, height)
+        window.centre_tabs.show_attempts()
+        await settle(window)
+        save_screenshot(window, out / name)
+        print(f"wrote {name}")
+    window.resize(size)
+    window.centre_tabs.show_timeline()
 
 
 async def sweep_scene(window: MainWindow, out: Path) -> None:

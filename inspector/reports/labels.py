@@ -102,3 +102,12 @@ def forced_label(forced: Forced | None) -> str:
 def verdict_label(verdict: Verdict) -> str:
     """``✓ no_markdown``: a verdict's mark and its validator (a chip's text)."""
     return f"{VERDICT_MARK[verdict.status]} {verdict.validator}"
+
+
+VERDICT_WORDS = {"pass": "passed", "fail": "failed", "error": "validator error"}
+
+
+def verdict_words(verdict: Verdict) -> str:
+    """``failed``, ``passed`` or ``validator error`` — an ``error`` verdict is a validator that
+    raised or timed out, never the model's failure, and is never worded as one."""
+    return VERDICT_WORDS.get(verdict.status, verdict.status)

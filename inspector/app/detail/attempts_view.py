@@ -1,304 +1,161 @@
-"""Attempts side by side: one column per attempt of the turn (its candidate output, its
-verdicts, the feedback that followed), then the kept answer; below them the three views of one
-turn (DESIGN §4): what the model saw on the final call, the persisted transcript, and what a
-streaming UI showed and then cleared.
+"""Attempts side by side, a centre tab: one column per attempt of the turn (its candidate, its
+verdicts with reasons, the feedback that followed) and a ``★ Kept answer`` column (what the
+user got); below them the three views of one turn (DESIGN §4): what the model saw on the final
+call, the persisted transcript, and what a streaming UI showed and then cleared.
 
-Events only mark the view stale; it re-renders at most every ``REFRESH_MS``, so a fast stream
-costs one render per interval, not one per token — and only while it is on screen. A render
-costs the same at any length of run: an ``AttemptIndex`` keeps where each attempt is, and only
-the attempt columns scrolled into view are built (a run of 10,000 attempts has ~6 columns).
+As many attempts as fit side by side without horizontal scrolling (columns of at least
+``COLUMN_MIN`` px) make a page, "attempts 4–6 of 12"; Left/Right select the previous/next
+attempt, PgUp/PgDn/Home/End and the ◀ ▶ buttons move a page. Only the page's columns exist as
+widgets, so a run of 10,000 attempts costs what three do. A click on a column (or a key that
+selects an attempt) asks for the attempt's last step (``stepRequested``); the window shows it
+in the timeline and the Step dock, and tells the view which step is selected
+(``set_current_step``), so the page follows a streaming run the way the timeline does.
+
+Events only mark the view stale; it re-renders at most every ``REFRESH_MS``, and only while it
+has a visible region (``isVisible()`` is true for a tab or dock behind another).
 """
 
 from __future__ import annotations
 
-import html
-from collections.abc import Sequence
-from typing import Any
-
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QPaintEvent, QShowEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QScrollArea,
+    QSizePolicy,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from inspector.app.detail.attempt_index import TOOL_STEPS_SHOWN, AttemptIndex
-from inspector.app.detail.chat_bubbles import (
-    ChatView,
-    bubble,
-    heading,
-    messages_html,
-    muted,
-    note,
-    pre_text,
-    tag,
+from inspector.app.detail.attempt_html import (
+    column_html,
+    column_title,
+    final_call_html,
+    kept_html,
+    streamed_html,
+    transcript_html,
 )
-from inspector.app.theme import is_dark, status_colour
-from inspector.app.widgets.json_view import json_html
+from inspector.app.detail.attempt_index import AttemptIndex
+from inspector.app.detail.chat_bubbles import ChatView
+from inspector.app.theme import is_dark
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
-from inspector.core.records import RunRecord, Step, step_kind
-from inspector.reports.labels import verdict_label, words
+from inspector.core.records import step_kind
+from inspector.reports.attempt_columns import attempt_column, kept_column, page_label, page_start
 
 REFRESH_MS = 100
-COLUMN_WIDTH = 300
+COLUMN_MIN = 160  # px: a page holds as many attempt columns as fit at this width, kept included
 COLUMN_SPACING = 6
-POOL_MIN = 4  # attempt columns rendered at least (more when the view is wider)
 STREAMED_ATTEMPTS = 20  # attempts whose candidates the "streaming UI showed" view lists
-STREAMING_TAIL = 2_000  # characters of a streaming candidate shown until it finishes
+PAGE_KEYS = "Left/Right: attempt · PgUp/PgDn: page · click: its step"
 
 
-def group_attempts(steps: Sequence[Step]) -> list[tuple[int, list[Step]]]:
-    """Steps by attempt, in order (an attempt's steps are contiguous)."""
-    groups: list[tuple[int, list[Step]]] = []
-    for step in steps:
-        if not groups or groups[-1][0] != step.attempt:
-            groups.append((step.attempt, []))
-        groups[-1][1].append(step)
-    return groups
+class Column(QFrame):
+    """A titled rich-text column that wraps its text (never a horizontal scroll bar); a click
+    anywhere on it emits ``clicked``."""
 
-
-def _calls_text(step: Step) -> str:
-    calls = step.response.tool_calls if step.response else []
-    return ", ".join(f"{c.name}({c.arguments_json()})" for c in calls)
-
-
-def candidate_html(step: Step, dark: bool) -> str:
-    """What the attempt offered as its answer: text, a structured output, nothing, an error."""
-    response = step.response
-    kind = step_kind(step)
-    if step.status == "error":
-        return note(f"error: {step.error or ''}", dark)
-    if kind == "tool call":  # the attempt is still working with tools (or ended there)
-        return note(f"tool call: {_calls_text(step)}", dark)
-    if response is not None and response.refusal:
-        return bubble("assistant", pre_text(response.refusal), dark, label="refusal")
-    if response is not None and response.tool_calls and kind != "tool call":
-        body = "".join(json_html(c.arguments, dark) for c in response.tool_calls)
-        return bubble("assistant", body, dark, detail=response.tool_calls[0].name)
-    if response is not None and response.text:
-        text = response.text
-        if step.status == "pending" and len(text) > STREAMING_TAIL:
-            # Re-laid out on every refresh while it streams: show the tail, all of it when done.
-            skipped = len(text) - STREAMING_TAIL
-            text = f"… ({skipped:,} characters so far above) …" + text[-STREAMING_TAIL:]
-        return bubble("assistant", pre_text(text), dark)
-    if step.status == "pending":
-        return note("(streaming…)", dark)
-    return note("(empty reply: no text, no tool calls)", dark)
-
-
-def attempt_html(steps: Sequence[Step], dark: bool) -> str:
-    """One attempt: its tool steps in brief, the candidate, its verdicts, the feedback after."""
-    tool_steps = [s for s in steps[:-1] if step_kind(s) == "tool call"]
-    return attempt_summary_html(tool_steps[:TOOL_STEPS_SHOWN], len(tool_steps), steps[-1], dark)
-
-
-def attempt_summary_html(
-    tool_steps: Sequence[Step], tool_count: int, last: Step, dark: bool
-) -> str:
-    """``attempt_html`` from what the attempt index keeps: the first tool steps, how many there
-    were, and the attempt's last step (its candidate)."""
-    parts: list[str] = []
-    if tool_count:
-        parts.append(heading("Tool steps", dark, str(tool_count)))
-        for step in tool_steps[:TOOL_STEPS_SHOWN]:
-            parts.append(note(f"step {step.index}: {_calls_text(step)}", dark))
-        if tool_count > TOOL_STEPS_SHOWN:
-            parts.append(note(f"… {tool_count - TOOL_STEPS_SHOWN:,} more", dark))
-    parts.append(heading("Candidate", dark, f"step {last.index}"))
-    parts.append(candidate_html(last, dark))
-    parts.append(heading("Verdicts", dark))
-    if last.verdicts:
-        for verdict in last.verdicts:
-            colour = status_colour(verdict.status, dark).name()
-            reason = f" — {html.escape(verdict.reason)}" if verdict.reason else ""
-            parts.append(f"<div>{tag(verdict_label(verdict), colour)}{reason}</div>")
-    else:
-        parts.append(note("none" if last.status != "pending" else "waiting…", dark))
-    parts.append(heading("Feedback that followed", dark))
-    if last.feedback:
-        parts.append(messages_html(last.feedback, dark))
-    else:
-        parts.append(note("none", dark))
-    return "".join(parts)
-
-
-def attempt_title(steps: Sequence[Step], dark: bool) -> str:
-    return title_html(steps[-1], any(s.cleared for s in steps), dark)
-
-
-def title_html(last: Step, cleared: bool, dark: bool) -> str:
-    bits = [f"<b>Attempt {last.attempt}</b>"]
-    bits.append(tag(words(last.status), status_colour(last.status, dark).name()))
-    if cleared:
-        bits.append(tag("cleared", muted(dark)))
-    return " · ".join(bits)
-
-
-def kept_html(record: RunRecord | None, dark: bool) -> str:
-    if record is None:
-        return note("The run is in progress.", dark)
-    why = str(record.termination)
-    if record.fallback_trigger:
-        why = f"{record.fallback_trigger} → {record.termination}"
-    parts = [
-        f"<div>{tag(record.status, status_colour(_run_colour(record.status), dark).name())}"
-        f" · {html.escape(why)}</div>"
-    ]
-    if record.status == "fallback":
-        parts.append(note("Supplied by the invalid-output handler, not by the model.", dark))
-    if record.error is not None:
-        parts.append(note(f"{record.error.type}: {record.error.message}", dark))
-    if record.output is None:
-        parts.append(note("No output was kept.", dark))
-    elif isinstance(record.output, str):
-        parts.append(bubble("assistant", pre_text(record.output), dark, label="output"))
-    else:
-        parts.append(bubble("assistant", json_html(record.output, dark), dark, label="output"))
-    return "".join(parts)
-
-
-def _run_colour(status: str) -> str:
-    return {"succeeded": "success", "fallback": "empty", "failed": "fail"}.get(status, status)
-
-
-def final_call_html(steps: Sequence[Step], dark: bool) -> str:
-    if not steps:
-        return note("No model call yet.", dark)
-    last = steps[-1]
-    request = last.request
-    parts = [note(f"The request of step {last.index} (attempt {last.attempt}).", dark)]
-    if request.system:
-        parts.append(bubble("system", pre_text(request.system), dark))
-    parts.append(messages_html(request.messages, dark))
-    return "".join(parts)
-
-
-def transcript_html(record: RunRecord | None, dark: bool) -> str:
-    if record is None:
-        return note("Written when the run finishes.", dark)
-    if not record.transcript:
-        return note("The transcript is empty.", dark)
-    return messages_html(record.transcript, dark)
-
-
-def streamed_html(steps: Sequence[Step], record: RunRecord | None, dark: bool) -> str:
-    """What an end user's streaming UI showed, in order; cleared candidates struck through."""
-    tools = sum(1 for s in steps if step_kind(s) == "tool call")
-    return streamed_summary_html(steps, tools, 0, record, dark)
-
-
-def streamed_summary_html(
-    steps: Sequence[Step], tool_total: int, earlier: int, record: RunRecord | None, dark: bool
-) -> str:
-    """``streamed_html`` from a selection of the run's steps, in order: its tool steps are
-    shown up to ``TOOL_STEPS_SHOWN`` of the run's ``tool_total``; ``earlier``: candidates left
-    out before the selection's (a run of 10,000 attempts shows its last ones)."""
-    parts: list[str] = []
-    if earlier:
-        parts.append(note(f"… {earlier:,} earlier candidates not shown", dark))
-    tool_lines = 0
-    for step in steps:
-        if step_kind(step) == "tool call":
-            tool_lines += 1
-            if tool_lines <= TOOL_STEPS_SHOWN:
-                parts.append(note(f"⚙ step {step.index}: {_calls_text(step)}", dark))
-            continue
-        body = candidate_html(step, dark)
-        if step.cleared:
-            detail = "shown, then cleared"
-            body = f'<div style="text-decoration:line-through">{body}</div>'
-        else:
-            detail = "still shown" if step.status != "pending" else "streaming"
-        parts.append(
-            f"<div>{tag(f'step {step.index} · attempt {step.attempt}', muted(dark))}"
-            f" — {html.escape(detail)}</div>{body}"
-        )
-    if tool_total > TOOL_STEPS_SHOWN:
-        parts.append(note(f"… and {tool_total - TOOL_STEPS_SHOWN:,} more tool steps", dark))
-    if record is not None and record.status == "fallback" and record.output is not None:
-        value: Any = record.output
-        body = pre_text(value) if isinstance(value, str) else json_html(value, dark)
-        parts.append(bubble("assistant", body, dark, label="fallback", detail="then shown"))
-    return "".join(parts) or note("Nothing yet.", dark)
-
-
-class _Column(QFrame):
-    """A titled rich-text column."""
+    clicked = Signal()
 
     def __init__(self, parent: QWidget, title: str = "") -> None:
         super().__init__(parent)
+        self.setObjectName("attemptColumn")
         self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
         self.title = QLabel(title, self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)
         self.body = ChatView(self)
         self.body.setFrameShape(QFrame.Shape.NoFrame)
+        self.body.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the view keeps the paging keys
+        self.body.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(4)
         layout.addWidget(self.title)
         layout.addWidget(self.body, 1)
+        for widget in (self, self.title, self.body.viewport()):
+            widget.installEventFilter(self)
+        self.selected = False
+
+    def set_selected(self, selected: bool) -> None:
+        if selected != self.selected:
+            self.selected = selected
+            self.setStyleSheet(
+                "QFrame#attemptColumn { border: 2px solid palette(highlight); }" if selected else ""
+            )
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.MouseButtonPress:
+            self.clicked.emit()
+        return False  # text selection and links still work
 
 
 class AttemptsView(QWidget):
-    """Renders only what is on screen: nothing while hidden (a dock tabbed behind another
-    included), and of the attempts only the few columns scrolled into view — stand-ins of
-    the same width hold the place of the others, so the scroll bar spans them all."""
+    stepRequested = Signal(int)  # the last step of the attempt clicked or selected by key
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("attemptsView")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._run = LiveRun()
         self._index = AttemptIndex()
-        self._columns: list[_Column] = []  # the pool, bound to attempts first, first + 1...
-        self._bound: list[tuple[int, int, bool] | None] = []  # per column: what it shows
-        self._first = 0
+        self._columns: list[Column] = []  # the page's, bound to attempts first, first + 1...
+        # Per column, what it shows: (index generation, attempt number, its version, dark).
+        self._bound: list[tuple[int, int, int, bool] | None] = []
+        self._first = 0  # the page's first attempt (its position in the index)
+        self._per_page = 1
+        self._selected: int | None = None  # the selected attempt's position
+        self._wanted: int | None = None  # a step selected elsewhere, resolved at the next render
+
+        self.page = QLabel(self)
+        self.page.setObjectName("attemptsPage")
+        self.page.setToolTip(PAGE_KEYS)
+        self.earlier, self.later = QToolButton(self), QToolButton(self)
+        for button, text, tip, move in (
+            (self.earlier, "◀", "Earlier attempts (PgUp)", -1),
+            (self.later, "▶", "Later attempts (PgDn)", 1),
+        ):
+            button.setText(text)
+            button.setToolTip(tip)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.clicked.connect(lambda _=False, m=move: self.move_page(m))
+        keys = QLabel(PAGE_KEYS, self)
+        keys.setEnabled(False)  # drawn in the palette's muted text colour
+        keys.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        keys.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.earlier)
+        bar.addWidget(self.page)
+        bar.addWidget(self.later)
+        bar.addWidget(keys, 1)  # takes what room is left; said in the page's tooltip too
 
         self._strip = QWidget(self)
+        self._strip.installEventFilter(self)  # its resizes: how many columns fit
         self._strip_layout = QHBoxLayout(self._strip)
         self._strip_layout.setContentsMargins(0, 0, 0, 0)
         self._strip_layout.setSpacing(COLUMN_SPACING)
-        self._before, self._after = QWidget(self._strip), QWidget(self._strip)
-        self.kept = _Column(self._strip, "<b>Kept answer</b>")
-        self.kept.setMinimumWidth(COLUMN_WIDTH)
-        for widget in (self._before, self._after, self.kept):
-            self._strip_layout.addWidget(widget)
-        self._before.hide()
-        self._after.hide()
-        self._scroll = scroll = QScrollArea(self)
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self._strip)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.horizontalScrollBar().valueChanged.connect(self._scrolled)
+        self.kept = Column(self._strip, "<b>★ Kept answer</b>")
+        self._strip_layout.addWidget(self.kept, 1)
 
-        self.final_call = _Column(self, "<b>Model saw on the final call</b>")
-        self.transcript = _Column(self, "<b>Persisted transcript</b>")
-        self.streamed = _Column(self, "<b>Streaming UI showed, then cleared</b>")
+        self.final_call = Column(self, "<b>Model saw on the final call</b>")
+        self.transcript = Column(self, "<b>Persisted transcript</b>")
+        self.streamed = Column(self, "<b>Streaming UI showed, then cleared</b>")
         views = QSplitter(Qt.Orientation.Horizontal, self)
         for column in (self.final_call, self.transcript, self.streamed):
             views.addWidget(column)
-
-        attempts_box = QWidget(self)
-        attempts_layout = QVBoxLayout(attempts_box)
-        attempts_layout.setContentsMargins(0, 0, 0, 0)
-        attempts_layout.addWidget(QLabel("<b>Attempts</b>", attempts_box))
-        attempts_layout.addWidget(scroll, 1)
-        views_box = QWidget(self)
-        views_layout = QVBoxLayout(views_box)
-        views_layout.setContentsMargins(0, 0, 0, 0)
-        views_layout.addWidget(QLabel("<b>Three views of the turn</b>", views_box))
-        views_layout.addWidget(views, 1)
         split = QSplitter(Qt.Orientation.Vertical, self)
-        split.addWidget(attempts_box)
-        split.addWidget(views_box)
+        split.addWidget(self._strip)
+        split.addWidget(views)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(split)
+        layout.addLayout(bar)
+        layout.addWidget(split, 1)
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -306,29 +163,54 @@ class AttemptsView(QWidget):
         self._timer.timeout.connect(self._refresh_if_visible)
         self._stale = False  # something changed while hidden: refresh when shown
         self._catch_up = False  # a refresh is scheduled for the next event-loop turn
+        self._views_due = False  # the three views are to render at the next event-loop turn
         self.refresh()
+
+    # ---- what the window calls -----------------------------------------------------------------
 
     def show_run(self, run: LiveRun) -> None:
         self._run = run
         self._index = AttemptIndex()
         self._bound = [None] * len(self._columns)
+        self._first, self._selected, self._wanted = 0, None, None
         self._timer.stop()
-        self._refresh_if_visible()
+        self._stale = True  # rendered at the next event-loop turn, not inside the caller's
+        if self.on_screen() and not self._catch_up:
+            self._soon()
 
     def on_event(self, event: Event) -> None:
         index = getattr(event, "index", None)
         live = self._run.step(index) if isinstance(index, int) else None
         if live is not None:
             self._index.step_changed(live)
-        if not self.on_screen():  # hidden, or a tab behind another: nobody sees a re-render
-            self._stale = True
-        elif not self._timer.isActive():
-            self._timer.start()
+        self._later()
+
+    def set_current_step(self, index: int) -> None:
+        """Step ``index`` is selected elsewhere (the timeline): its attempt is selected and
+        shown — now when the view is on screen and knows the attempt, else at the next render."""
+        live = self._run.step(index)
+        position = self._index.position_of(live.attempt) if live is not None else None
+        if position is not None and self.on_screen():
+            self._wanted = None
+            if position != self._selected:
+                self._selected = position
+                self._render_page()
+            return
+        self._wanted = index
+        self._later()
+
+    # ---- rendering only what is on screen ------------------------------------------------------
 
     def on_screen(self) -> bool:
         """Shown and not covered: ``isVisible()`` alone is true for a dock tabbed behind
         another."""
         return self.isVisible() and not self.visibleRegion().isEmpty()
+
+    def _later(self) -> None:
+        if not self.on_screen():  # hidden, or a tab behind another: nobody sees a re-render
+            self._stale = True
+        elif not self._timer.isActive():
+            self._timer.start()
 
     def _refresh_if_visible(self) -> None:
         if self.on_screen():
@@ -346,6 +228,11 @@ class AttemptsView(QWidget):
         if self._stale and not self._catch_up:  # uncovered (its dock tab raised)
             self._soon()
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and self._fits() != self._per_page:
+            self._refresh_if_visible()  # narrower or wider: the selection stays in view
+        return False
+
     def _soon(self) -> None:
         """A refresh at the next event-loop turn (the timer keeps its REFRESH_MS interval)."""
         self._catch_up = True
@@ -357,80 +244,148 @@ class AttemptsView(QWidget):
         QTimer.singleShot(0, self, refresh)
 
     @property
-    def attempt_columns(self) -> list[_Column]:
+    def attempt_columns(self) -> list[Column]:
+        """The attempt columns shown (the kept answer apart)."""
         return [c for c in self._columns if not c.isHidden()]
+
+    @property
+    def selected_attempt(self) -> int | None:
+        """The selected attempt's number (None: none selected)."""
+        if self._selected is None or self._selected >= len(self._index):
+            return None
+        return self._index.span(self._selected).number
 
     def refresh(self) -> None:
         self._stale = False
         if self._index.update(self._run.steps):
             self._soon()  # more steps to classify: the rest in the next slices
-        dark = is_dark(self.palette())
-        run = self._run
-        self._bind_columns(dark)
-        spans = self._index.spans
-        last = run.steps[spans[-1].end - 1].as_step() if spans else None
-        self.kept.body.set_body(kept_html(run.record, dark))
-        self.final_call.body.set_body(final_call_html([last] if last else [], dark))
+        if self._wanted is not None:
+            live = self._run.step(self._wanted)
+            position = self._index.position_of(live.attempt) if live is not None else None
+            if position is not None:
+                self._wanted = None
+                self._selected = position
+        self._render_page()
+        self.kept.body.set_body(kept_html(kept_column(self._run.record), is_dark(self.palette())))
+        if not self._views_due:  # the three views in the next event-loop turn: two short
+            self._views_due = True  # pauses rather than one long one
+            QTimer.singleShot(0, self, self._render_views)
+
+    def _render_views(self) -> None:
+        self._views_due = False
+        if not self.on_screen():
+            self._stale = True  # rendered with the rest when it is seen again
+            return
+        run, dark = self._run, is_dark(self.palette())
+        last = run.steps[self._index.span(-1).end - 1].as_step() if len(self._index) else None
+        self.final_call.body.set_body(final_call_html(last, dark))
         self.transcript.body.set_body(transcript_html(run.record, dark))
         self.streamed.body.set_body(self._streamed_html(dark))
 
-    # -- the attempt columns: a pool bound to the attempts scrolled into view ----------------
+    # ---- the page ------------------------------------------------------------------------------
 
-    def _pool_size(self) -> int:
-        fits = self._scroll.viewport().width() // (COLUMN_WIDTH + COLUMN_SPACING) + 2
-        return min(len(self._index.spans), max(POOL_MIN, fits))
+    def _fits(self) -> int:
+        """Attempt columns that fit beside the kept answer at ``COLUMN_MIN`` px each."""
+        width = self._strip.width()
+        return max(1, (width + COLUMN_SPACING) // (COLUMN_MIN + COLUMN_SPACING) - 1)
 
-    def _scrolled(self, value: int) -> None:
-        first = self._first_for(value)
-        if first != self._first and self.on_screen():
-            self._bind_columns(is_dark(self.palette()))
+    def move_page(self, pages: int) -> None:
+        """A page earlier (-1) or later (+1); the selection moves with it."""
+        total = len(self._index)
+        first = max(0, min(self._first + pages * self._per_page, total - self._per_page))
+        if self._selected is not None:
+            self._selected = max(0, min(total - 1, self._selected + first - self._first))
+        self._first = first
+        self._pick(self._selected)
 
-    def _first_for(self, scrolled: int) -> int:
-        spans, pool = len(self._index.spans), self._pool_size()
-        return max(0, min(spans - pool, scrolled // (COLUMN_WIDTH + COLUMN_SPACING)))
+    def select(self, position: int) -> None:
+        """Selects the attempt at ``position`` (0-based, clamped), shows it, asks for its step."""
+        total = len(self._index)
+        if total:
+            self._pick(max(0, min(total - 1, position)))
 
-    def _bind_columns(self, dark: bool) -> None:
-        spans, pool = self._index.spans, self._pool_size()
-        while len(self._columns) < pool:
-            column = _Column(self._strip)
-            column.setMinimumWidth(COLUMN_WIDTH)
-            self._strip_layout.insertWidget(len(self._columns) + 1, column)
+    def _pick(self, position: int | None) -> None:
+        self._selected, self._wanted = position, None
+        if self.on_screen():
+            self._render_page()
+        else:
+            self._stale = True
+        if position is not None:
+            span = self._index.span(position)
+            self.stepRequested.emit(self._run.steps[span.end - 1].index)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key, selected = Qt.Key(event.key()), self._selected
+        first, per_page = self._first, self._per_page
+        moves = {
+            Qt.Key.Key_Left: (first + per_page if selected is None else selected) - 1,
+            Qt.Key.Key_Right: (first - 1 if selected is None else selected) + 1,
+            Qt.Key.Key_Home: 0,
+            Qt.Key.Key_End: len(self._index) - 1,
+        }
+        if key in moves:
+            self.select(moves[key])
+        elif key in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown):
+            self.move_page(-1 if key == Qt.Key.Key_PageUp else 1)
+        else:
+            super().keyPressEvent(event)
+
+    def _render_page(self) -> None:
+        total = len(self._index)
+        self._per_page = per_page = self._fits()
+        self._first = page_start(self._first, per_page, total, self._selected)
+        shown = min(per_page, total - self._first)
+        self.page.setText(page_label(self._first, shown, total))
+        self.earlier.setEnabled(self._first > 0)
+        self.later.setEnabled(self._first + shown < total)
+        while len(self._columns) < shown:  # only the page's columns exist
+            column = Column(self._strip)
+            column.clicked.connect(lambda c=column: self._clicked(c))
+            self._strip_layout.insertWidget(len(self._columns), column, 1)
             self._columns.append(column)
             self._bound.append(None)
-        self._first = first = self._first_for(self._scroll.horizontalScrollBar().value())
-        step = COLUMN_WIDTH + COLUMN_SPACING
-        for spacer, count in ((self._before, first), (self._after, len(spans) - first - pool)):
-            spacer.setFixedWidth(max(0, count * step - COLUMN_SPACING))
-            spacer.setVisible(count > 0)
+        while len(self._columns) > max(shown, per_page):
+            self._columns.pop().deleteLater()
+            self._bound.pop()
         for slot, column in enumerate(self._columns):
-            if slot >= pool:
-                column.hide()
-                self._bound[slot] = None
-                continue
-            span = spans[first + slot]
-            key = (span.number, span.version, dark)
-            if self._bound[slot] != key:
+            column.setVisible(slot < shown)
+        self._strip_layout.activate()  # final widths first: text laid out once, scrolled to top
+        dark = is_dark(self.palette())
+        for slot, column in enumerate(self._columns[:shown]):
+            position = self._first + slot
+            span = self._index.span(position)
+            key = (self._index.generation, span.number, span.version, dark)
+            bound = self._bound[slot]
+            if bound != key:
                 self._bound[slot] = key
                 last = self._run.steps[span.end - 1].as_step()
-                column.title.setText(title_html(last, span.cleared or last.cleared, dark))
-                column.body.set_body(
-                    attempt_summary_html(span.tool_steps, span.tool_count, last, dark)
-                )
-            column.show()
+                found = attempt_column(last, span.tool_steps, span.tool_count, span.cleared)
+                column.title.setText(column_title(found, dark))
+                column.body.set_body(column_html(found, dark))
+                if bound is None or bound[1] != span.number:  # another attempt: from its top
+                    column.body.verticalScrollBar().setValue(0)
+            column.set_selected(position == self._selected)
+
+    def _clicked(self, column: Column) -> None:
+        slot = self._columns.index(column)
+        self.setFocus(Qt.FocusReason.MouseFocusReason)
+        self.select(self._first + slot)
 
     def _streamed_html(self, dark: bool) -> str:
         """The run's first tool steps and the candidates of its last ``STREAMED_ATTEMPTS``
         attempts (all of them, for any run a person reads through)."""
-        steps, spans = self._run.steps, self._index.spans
-        shown = spans[-STREAMED_ATTEMPTS:]
-        earlier = sum(len(s.candidates) + 1 for s in spans[: len(spans) - len(shown)])
-        picked = {s.index: s for s in self._index.first_tools}
+        steps, index = self._run.steps, self._index
+        shown = [index.span(p) for p in range(max(0, len(index) - STREAMED_ATTEMPTS), len(index))]
+        tools_shown = sum(s.tool_count for s in shown)
+        # The steps before the shown attempts, less their tool steps (counted once each).
+        earlier = shown[0].start - (index.tool_total - tools_shown) if shown else 0
+        picked = {s.index: s for s in index.first_tools}
         for span in shown:
             for position in (*span.candidates, span.end - 1):
                 step = steps[position].as_step()
                 picked[step.index] = step
         selection = [picked[i] for i in sorted(picked)]
-        tools = self._index.tool_total + sum(
+        tools = index.tool_total + sum(
             1 for s in shown if step_kind(steps[s.end - 1].as_step()) == "tool call"
         )
-        return streamed_summary_html(selection, tools, earlier, self._run.record, dark)
+        return streamed_html(selection, tools, earlier, self._run.record, dark)

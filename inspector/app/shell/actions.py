@@ -67,7 +67,8 @@ WINDOW_ACTIONS = (
 )
 
 SEPARATOR = "-"
-# An entry: an action id, SEPARATOR, "dock:<objectName>" (brings the dock forward) or a
+# An entry: an action id, SEPARATOR, "dock:<objectName>" (brings the dock forward),
+# "tab:attempts" (the centre's Attempts tab in front: ``CentreTabs.tab_actions``) or a
 # (title, entries) submenu. Features' action ids: replay, compare_original (ReplayController),
 # play_back and playback_* (PlaybackController), compare (CompareController), proxy_*
 # (ProxyController), import, save_scenario, send_collector (FormatsController); open_recent is
@@ -84,8 +85,8 @@ MENUS: tuple[tuple[str, tuple[Entry, ...]], ...] = (
         SEPARATOR, "compare",
     )),
     ("&View", (
-        "show_cleared", "filter", "focus_timeline", SEPARATOR, "dock:libraryDock",
-        "dock:stepDock", "dock:attemptsDock", "dock:policyDock", "dock:validatorsDock",
+        "show_cleared", "filter", "focus_timeline", "tab:attempts", SEPARATOR,
+        "dock:libraryDock", "dock:stepDock", "dock:policyDock", "dock:validatorsDock",
         "dock:scenarioDock", SEPARATOR, "reset_layout",
     )),
     ("&Local model", ("local_start", "local_stop", "local_status")),

@@ -1,35 +1,68 @@
-"""The centre of the window: the "Timeline" page, the "Compare" and "Sweep" tabs. While Compare
-(or Sweep) is in front,
-the docks on the right are put away (they show one run's step, not the comparison) so that 2–4
-columns of request lines get the window's width; they come back with the Timeline tab."""
+"""The centre of the window: the "Timeline" page, the "Attempts" (side by side), "Compare" and
+"Sweep" tabs. While Compare (or Sweep) is in front, the docks on the right are put away (they show
+one run's step, not the comparison) so that 2–4 columns of request lines get the window's width;
+they come back with the Timeline or Attempts tab. The Attempts tab keeps them: the Step dock
+shows the step of the attempt clicked there; a run started, picked or played back leaves the
+Attempts tab in front (it shows that run), and brings the Timeline forward from the others."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QWidget
+
+ATTEMPTS_KEYS = "Ctrl+Shift+A"
 
 
 class CentreTabs(QTabWidget):
     def __init__(
-        self, window: QMainWindow, timeline_page: QWidget, compare: QWidget, sweep: QWidget
+        self,
+        window: QMainWindow,
+        timeline_page: QWidget,
+        attempts: QWidget,
+        compare: QWidget,
+        sweep: QWidget,
     ) -> None:
         super().__init__()
         self.setObjectName("centreTabs")
         self.setDocumentMode(True)
         self._window, self.timeline_page, self.compare_page = window, timeline_page, compare
+        self.attempts_page, self.sweep_page = attempts, sweep
         # The right docks put away while Compare is in front, and which of them were the raised
         # tab of their group (None: none put away).
         self._put_away: tuple[list[QDockWidget], list[QDockWidget]] | None = None
         self.addTab(timeline_page, "Timeline")
+        self.addTab(attempts, "Attempts")
+        self.setTabToolTip(1, f"Attempts side by side ({ATTEMPTS_KEYS})")
         self.addTab(compare, "Compare")
-        self.sweep_page = sweep
         self.addTab(sweep, "Sweep")
         for page in (compare, sweep):  # shown with the right docks put away: there is room,
             page.setMinimumWidth(1)  # and their own minimum must not widen the Timeline's
         self.currentChanged.connect(self._tab_changed)
 
-    def show_timeline(self) -> None:
+    def tab_actions(self, parent: QWidget) -> dict[str, QAction]:
+        """``{"tab:attempts": action}``: the Attempts tab in front, focused (its paging keys)."""
+        action = QAction("&Attempts side by side", parent)
+        action.setShortcut(QKeySequence(ATTEMPTS_KEYS))
+        action.setToolTip(f"The attempts side by side, in the centre ({ATTEMPTS_KEYS})")
+        action.triggered.connect(self.show_attempts)
+        parent.addAction(action)  # the shortcut works wherever the focus is in the window
+        return {"tab:attempts": action}
+
+    def show_timeline(self, focus: QWidget | None = None) -> None:
         self.setCurrentWidget(self.timeline_page)
+        if focus is not None:
+            focus.setFocus()
+
+    def show_run_views(self) -> None:
+        """A run is shown (started, picked, played back): the Timeline comes forward unless the
+        Attempts tab, which shows the run too, is in front."""
+        if self.currentWidget() is not self.attempts_page:
+            self.show_timeline()
+
+    def show_attempts(self) -> None:
+        self.setCurrentWidget(self.attempts_page)
+        self.attempts_page.setFocus()
 
     def show_sweep(self) -> None:
         self.setCurrentWidget(self.sweep_page)

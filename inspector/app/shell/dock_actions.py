@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QDockWidget, QWidget
 DOCK_ORDER = (
     "libraryDock",
     "stepDock",
-    "attemptsDock",
     "policyDock",
     "validatorsDock",
     "scenarioDock",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QTabWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QWidget
 
 LEFT, RIGHT = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
 
@@ -14,21 +14,11 @@ LEFT, RIGHT = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockW
 DOCKS: tuple[tuple[str, str, Qt.DockWidgetArea, str | None], ...] = (
     ("libraryDock", "Scenarios and runs", LEFT, None),
     ("stepDock", "Step", RIGHT, None),
-    ("attemptsDock", "Attempts side by side", RIGHT, "stepDock"),
-    ("policyDock", "Policy", RIGHT, "attemptsDock"),
+    ("policyDock", "Policy", RIGHT, "stepDock"),
     ("validatorsDock", "Validators", RIGHT, "policyDock"),
     ("scenarioDock", "Scenario", RIGHT, "policyDock"),
 )
 FRONT = "stepDock"  # the right side's tab in front at start
-
-
-def scrolled(widget: QWidget) -> QScrollArea:
-    """``widget`` in a frameless scroll area (wide content no longer sets the dock's width)."""
-    area = QScrollArea()
-    area.setWidgetResizable(True)
-    area.setFrameShape(QScrollArea.Shape.NoFrame)
-    area.setWidget(widget)
-    return area
 
 
 def add_docks(window: QMainWindow, panels: Mapping[str, QWidget]) -> dict[str, QDockWidget]:

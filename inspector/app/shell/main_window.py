@@ -1,13 +1,11 @@
 """The inspector window, and the app's one composition root: scenarios and recorded runs on the
-left, the step timeline in the centre, the step in detail / the attempts side by side / the
+left, the step timeline and the attempts side by side in the centre, the step in detail / the
 policy of the next run / the validators / the scenario on the right.
 
-It builds the views and the features (``ReplayController``, ``PlaybackController``,
-``CompareController``, ``ValidatorsPanel``, ``ScenarioEditor``), places them, and connects them
-in ``_connect``; features never see the window: they get the runner, the ``RunFocus``, the
-panel they need and a notifier, and talk back through signals. Every engine event goes to the
-``LiveRun`` first, then, through the ``RunFocus``, to the views showing that run
-(docs/architecture.md).
+It builds the views and the features, places them, and connects them in ``_connect``;
+features never see the window: they get the runner, the ``RunFocus``, the panel they need and
+a notifier, and talk back through signals. Every engine event goes to the ``LiveRun`` first,
+then, through the ``RunFocus``, to the views showing that run (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -48,7 +46,7 @@ from inspector.app.shell.about import show_about
 from inspector.app.shell.actions import WINDOW_ACTIONS, build_menus, fill_toolbar, make_action
 from inspector.app.shell.centre_tabs import CentreTabs
 from inspector.app.shell.dock_actions import dock_actions
-from inspector.app.shell.docks import add_docks, scrolled
+from inspector.app.shell.docks import add_docks
 from inspector.app.shell.provider_settings import open_provider_settings
 from inspector.app.shell.recent_scenarios import RecentScenarios
 from inspector.app.shell.run_status import RunStatus
@@ -154,7 +152,8 @@ class MainWindow(QMainWindow):
         page.addWidget(self.run_heading)
         page.addWidget(self.playback.bar)  # above the timeline while playing back
         page.addWidget(self.timeline, 1)
-        self.centre_tabs = CentreTabs(self, self.timeline_page, self.compare.view, self.sweep_view)
+        tabs = (self.timeline_page, self.attempts, self.compare.view, self.sweep_view)
+        self.centre_tabs = CentreTabs(self, *tabs)
         layout.addWidget(self.centre_tabs, 1)
         self.setCentralWidget(central)
 
@@ -163,14 +162,13 @@ class MainWindow(QMainWindow):
             {
                 "libraryDock": self.library,
                 "stepDock": self.detail,
-                "attemptsDock": scrolled(self.attempts),  # its columns want ~600 px
                 "policyDock": self.policy,
                 "validatorsDock": self.validators,
                 "scenarioDock": self.scenario_editor,
             },
         )
         self.library_dock, self.detail_dock = docks["libraryDock"], docks["stepDock"]
-        self.attempts_dock, self.policy_dock = docks["attemptsDock"], docks["policyDock"]
+        self.policy_dock = docks["policyDock"]
         self.validators_dock, self.scenario_dock = docks["validatorsDock"], docks["scenarioDock"]
 
         self.status = RunStatus(self.statusBar(), self)
@@ -209,6 +207,7 @@ class MainWindow(QMainWindow):
         actions.update(dock_actions(self.findChildren(QDockWidget), self))
         self.recent = RecentScenarios(self.library, self.notices, self)  # File › Open recent
         actions["open_recent"] = self.recent.menu.menuAction()
+        actions.update(self.centre_tabs.tab_actions(self))
         self.actions_by_id = actions
         self.show_cleared_action = actions["show_cleared"]
         self.show_cleared_action.setChecked(True)
@@ -260,9 +259,11 @@ class MainWindow(QMainWindow):
         self.replay.policyRaised.connect(self.policy_dock.raise_)
         self.playback.playback.activeChanged.connect(self._playback_active)
         self.compare.shown.connect(self.centre_tabs.show_compare)
-        self.compare.timelineRequested.connect(self.centre_tabs.show_timeline)
+        self.compare.timelineRequested.connect(self.centre_tabs.show_run_views)
         self.validators.flipsChanged.connect(self.timeline.set_flips)
         self.validators.stepRequested.connect(self.timeline.select_step)
+        self.attempts.stepRequested.connect(self.timeline.select_step)
+        self.timeline.stepSelected.connect(self.attempts.set_current_step)
         self.validators.runRequested.connect(library.select_run)
         self.validators.copySaved.connect(self._validators_copy_saved)
         self.scenario_editor.saved.connect(self._scenario_saved)
@@ -331,7 +332,7 @@ class MainWindow(QMainWindow):
             self.run_turn()
 
     def show_welcome(self) -> None:
-        self.compare.show_timeline()
+        self.centre_tabs.show_timeline()
         self.welcome.show()
         self.run_heading.hide()
         self.timeline.hide()
@@ -505,7 +506,7 @@ class MainWindow(QMainWindow):
 
     def _focus_timeline(self) -> None:
         self.compare.show_timeline()
-        self.timeline.table.setFocus()
+        self.centre_tabs.show_timeline(focus=self.timeline.table)
 
     def _playback_active(self, active: bool) -> None:
         if active:  # a run played back is shown in the timeline

@@ -209,7 +209,7 @@ def test_steps_followed_as_they_arrive_render_once_per_interval(qtbot: QtBot) ->
 
 def test_a_detail_tabbed_behind_another_dock_renders_when_raised(window, qtbot: QtBot) -> None:  # type: ignore[no-untyped-def]
     record = demo_run("retry-feedback")[1]
-    window.attempts_dock.raise_()
+    window.policy_dock.raise_()
     qtbot.waitUntil(lambda: window.detail.visibleRegion().isEmpty())
     rendered: list[str] = []
     original = window.detail.model_saw.set_body

@@ -41,8 +41,23 @@ def test_every_dock_has_a_shortcut(window: MainWindow, qtbot: QtBot) -> None:
     keys = {name: window.actions_by_id[f"dock:{name}"].shortcut().toString() for name in DOCK_ORDER}
     assert keys == {name: f"Alt+{n}" for n, name in enumerate(DOCK_ORDER, start=1)}
     window.activateWindow()
-    qtbot.keyClick(window, Qt.Key.Key_6, Qt.KeyboardModifier.AltModifier)
+    qtbot.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: _in_front(window, "scenarioDock"))
+
+
+def test_ctrl_shift_a_brings_the_attempts_tab_forward_beside_the_step_dock(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    assert window.actions_by_id["tab:attempts"] in window.view_menu.actions()
+    window.activateWindow()
+    modifiers = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(window, Qt.Key.Key_A, modifiers)
+    qtbot.waitUntil(lambda: window.centre_tabs.currentWidget() is window.attempts)
+    assert _in_front(window, "stepDock")  # kept, unlike Compare: it shows a clicked attempt's step
+    window.centre_tabs.show_compare()
+    qtbot.waitUntil(lambda: not window.detail_dock.isVisible())
+    window.centre_tabs.show_attempts()
+    qtbot.waitUntil(lambda: _in_front(window, "stepDock"))
 
 
 def test_edit_a_copy_of_a_demo_opens_the_copy(
