@@ -33,6 +33,7 @@ class PaintCell(NamedTuple):
     verdicts: Sequence[Verdict] = ()  # the Verdicts column only
     markers: Sequence[tuple[str, str]] = ()  # the Markers column only: (label, tooltip)
     fraction: float | None = None  # the Latency column only: of the slowest step
+    note: str = ""  # a note row's kind (reports/step_notes.NoteKind); text is the note's line
 
 
 def flip_chip(flip: Flip) -> str:
