@@ -90,10 +90,15 @@ def _finished(record: RunRecord, cost: Cost) -> TurnOutcome:
         f" of {budgets.max_steps:,} max",
         tokens(record.usage),
     ]
-    if cost is not NOT_PRICED:
-        facts.append(cost_words(cost))  # type: ignore[arg-type]
+    facts.append(cost_words(cost))
     status = record.status
     ended = ending(status, record.termination, record.fallback_trigger)
+    rejected = budgets.attempts_used - 1
+    if status == "succeeded" and record.termination == "stop" and rejected > 0:
+        ended = (
+            f"The model's answer was accepted on attempt {budgets.attempts_used}, after "
+            f"{rejected} rejected attempt{'s' * (rejected != 1)}."
+        )
     kind, label, answer = _answer(record)
     return TurnOutcome(status, words(status), ended, kind, label, answer, tuple(facts))
 
@@ -114,9 +119,11 @@ def tokens(usage: Usage) -> str:
     return f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens"
 
 
-def cost_words(cost: float | None) -> str:
+def cost_words(cost: Cost) -> str:
     """``$0.000412``; ``cost unknown`` when the price table does not know the model (never
-    a made-up $0)."""
+    a made-up $0); ``cost …`` while it is looked up."""
+    if isinstance(cost, _NotPriced):
+        return "cost …"
     if cost is None:
         return "cost unknown"
     return f"${cost:.6f}" if cost < 0.01 else f"${cost:.4f}"
