@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from PySide6.QtCore import QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QGuiApplication, QPalette, QResizeEvent
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -54,9 +54,12 @@ PriceKey = tuple[str, str, int, int]
 
 
 def _pricer() -> ThreadPoolExecutor:
+    """The pricing thread; the price table is loaded on it as soon as it starts, so the first
+    run's cost is there about when the run ends."""
     global _PRICER
     if _PRICER is None:
         _PRICER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="price")
+        _PRICER.submit(run_cost, "gpt-4o-mini", "openai", 1, 1)
     return _PRICER
 
 
@@ -79,6 +82,7 @@ class OutcomeHeader(QFrame):
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self.refresh)
         self._priced.connect(self._on_priced)
+        _pricer()
 
         self.strip = QFrame(self)
         self.strip.setFixedWidth(4)
@@ -107,6 +111,8 @@ class OutcomeHeader(QFrame):
         self.answer_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.answer_area.viewport().setAutoFillBackground(False)
         self.answer.setAutoFillBackground(False)
+        self.answer_area.installEventFilter(self)  # the answer is fitted to its width
+        self._fitted_width = -1
         self.show_all = QPushButton("Show all", self)
         self.show_all.setObjectName("outcomeShowAll")
         self.show_all.setCheckable(True)
@@ -249,7 +255,8 @@ class OutcomeHeader(QFrame):
         """The answer in at most ``COLLAPSED_LINES`` lines (cut with "…" and a **Show all**),
         or all of it in up to ``EXPANDED_LINES`` lines that scroll."""
         text = self.outcome.answer
-        width = max(80, self.answer_area.viewport().width() - 2)
+        width = max(80, self.answer_area.width() - 4)
+        self._fitted_width = self.answer_area.width()
         metrics = self.answer.fontMetrics()
         line = metrics.lineSpacing()
         if self._expanded:
@@ -264,10 +271,14 @@ class OutcomeHeader(QFrame):
         height = self.answer.heightForWidth(width)
         self.answer_area.setFixedHeight(min(max(line, height), COLLAPSED_LINES * line) + 2)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if self.outcome.answer:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.answer_area
+            and event.type() == QEvent.Type.Resize
+            and self.answer_area.width() != self._fitted_width
+        ):
             self._fit_answer()
+        return super().eventFilter(watched, event)
 
 
 def fit_lines(text: str, width: int, lines: int, metrics: QFontMetrics) -> tuple[str, bool]:

@@ -5,9 +5,9 @@ saying what the toggle hides (with a link to show it) whenever it hides somethin
 The shell calls ``show_run`` with a ``LiveRun`` and, while it streams, ``on_event`` after the run
 applied each event. Selecting a row (mouse, Up/Down, ``select_step``) emits ``stepSelected``
 with the 1-based step index. Built for 100,000 rows: fixed row heights, no per-row widgets, no
-column sizing from contents. On a narrow page the In/out, Latency and Kind columns are dropped
-(in that order) before Output gets under ``MIN_OUTPUT`` pixels: the answer and the note rows
-(reasons, feedback) keep the width.
+column sizing from contents. On a narrow page the In/out, Latency, Kind and then Markers columns
+are dropped (in that order) before Output gets under ``MIN_OUTPUT`` pixels: the answer and the
+note rows (reasons, feedback) keep the width.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ _WIDTHS = {
     Column.LATENCY: 10,
 }
 MIN_OUTPUT = 220  # px: narrower, and a column of DROPPED goes first
-DROPPED = (Column.TOKENS, Column.LATENCY, Column.KIND)
+# In this order; the Markers chips go last (their words are the note rows' and the headers').
+DROPPED = (Column.TOKENS, Column.LATENCY, Column.KIND, Column.MARKERS)
 
 
 class TimelineView(QWidget):
@@ -205,7 +206,7 @@ class TimelineView(QWidget):
         return super().eventFilter(watched, event)
 
     def _fit_columns(self, width: int) -> None:
-        """Hides In/out, then Latency, then Kind while Output would be under ``MIN_OUTPUT``;
+        """Hides In/out, Latency, Kind, Markers in turn while Output would be under ``MIN_OUTPUT``;
         shows them again when there is room. Note rows start at Kind, else at Status."""
         table = self.table
         width -= 2 * table.frameWidth()

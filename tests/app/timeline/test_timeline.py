@@ -19,7 +19,7 @@ from tests.helpers.demo_events import demo_run, stored_run
 def make_view(qtbot: QtBot, run: LiveRun) -> TimelineView:
     view = TimelineView()
     qtbot.addWidget(view)
-    view.resize(1100, 320)
+    view.resize(1100, 520)  # the outcome header above the steps, then every row
     view.show_run(run)
     view.show()
     qtbot.waitExposed(view)
