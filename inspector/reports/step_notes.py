@@ -30,8 +30,8 @@ class Note(NamedTuple):
 def note_count(live: LiveStep, flips: Sequence[Flip] = ()) -> int:
     """How many notes ``step_notes`` gives for the step (without building them)."""
     count = len(flips) + len(live.feedback)
-    if live.forced is not None and forced_markers(live.forced):
-        count += 1
+    if live.forced is not None:
+        count += len(forced_markers(live.forced))
     for verdict in live.verdicts:
         if not verdict.ok:
             count += 1
@@ -45,10 +45,8 @@ def step_notes(live: LiveStep, flips: Sequence[Flip] = ()) -> list[Note]:
     """The step's notes, in reading order: what the request was forced to do, what went wrong
     with the answer, what re-validation changed, then the feedback sent for the next attempt."""
     notes: list[Note] = []
-    markers = forced_markers(live.forced)
-    if markers:
-        tips = [tip[:1].lower() + tip[1:] for _, tip in markers]
-        notes.append(Note("forced", "⚑ forced request: " + " · ".join(tips)))
+    for _, tip in forced_markers(live.forced):  # one line each: short enough to read whole
+        notes.append(Note("forced", f"⚑ forced: {tip[:1].lower()}{tip[1:]}"))
     step = live.step
     if step is not None and step.status == "error" and step.error:
         notes.append(Note("error", f"! error: {_one_line(step.error)}"))

@@ -41,6 +41,7 @@ class TurnOutcome:
     answer_label: str  # what ``answer`` is: "Answer", "Fallback value", "Error", ...
     answer: str  # in full (JSON indented for a structured value); "" when there is none
     facts: tuple[str, ...]  # "attempt 3 of 3", "4 steps of 8 max", tokens, cost
+    answer_brief: str = ""  # the answer on as few lines as it takes (JSON compact), to wrap
 
     @property
     def facts_line(self) -> str:
@@ -74,6 +75,7 @@ def turn_outcome(run: LiveRun, usage: Usage | None = None, cost: Cost = NOT_PRIC
         return TurnOutcome(
             "running", "running", "A fallback value replaces the model's answer; ending…",
             "fallback", "Fallback value", _text(run.fallback), tuple(facts),
+            _text(run.fallback, indent=None),
         )  # fmt: skip
     doing = f"step {last.index} of attempt {last.attempt}" if last is not None else "starting"
     return TurnOutcome(
@@ -100,7 +102,8 @@ def _finished(record: RunRecord, cost: Cost) -> TurnOutcome:
             f"{rejected} rejected attempt{'s' * (rejected != 1)}."
         )
     kind, label, answer = _answer(record)
-    return TurnOutcome(status, words(status), ended, kind, label, answer, tuple(facts))
+    brief = _text(record.output, indent=None) if kind in ("output", "fallback") else answer
+    return TurnOutcome(status, words(status), ended, kind, label, answer, tuple(facts), brief)
 
 
 def _answer(record: RunRecord) -> tuple[AnswerKind, str, str]:
@@ -129,6 +132,6 @@ def cost_words(cost: Cost) -> str:
     return f"${cost:.6f}" if cost < 0.01 else f"${cost:.4f}"
 
 
-def _text(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+def _text(value: Any, indent: int | None = 2) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, indent=indent, ensure_ascii=False)
     return text[:ANSWER_CHARS]

@@ -35,12 +35,12 @@ def test_forced_requests_and_validator_errors_are_worded_as_such() -> None:
         ],
     )
     notes = step_notes(step)
-    assert [n.kind for n in notes] == ["forced", "error"]
-    assert notes[0].text == (
-        "⚑ forced request: tools disabled on this step (tool_choice: none)"
-        " · the final-step instruction was appended to the system prompt"
-    )
-    assert notes[1].text == (
+    assert [n.kind for n in notes] == ["forced", "forced", "error"]
+    assert [n.text for n in notes[:2]] == [
+        "⚑ forced: tools disabled on this step (tool_choice: none)",
+        "⚑ forced: the final-step instruction was appended to the system prompt",
+    ]
+    assert notes[2].text == (
         "! validator error in no_cjk (checks.py:7): ZeroDivisionError: division by zero"
         " — the validator broke, not the model's failure"
     )

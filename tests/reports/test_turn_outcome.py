@@ -60,7 +60,8 @@ def test_a_failed_run_shows_its_error_and_why_in_words() -> None:
 
 def test_a_structured_answer_is_indented_json() -> None:
     outcome = turn_outcome(stored_run("final-answer-tool"))
-    assert outcome.answer.startswith('{\n  "to": "Sam",')
+    assert outcome.answer.startswith('{\n  "to": "Sam",')  # in full: what Copy copies
+    assert outcome.answer_brief == '{"to": "Sam", "body": "Hi Sam, the meeting moved to 3pm."}'
 
 
 def test_a_streaming_run_counts_against_its_budgets_so_far() -> None:

@@ -265,7 +265,7 @@ class OutcomeHeader(QFrame):
             height = self.answer.heightForWidth(width)
             self.answer_area.setFixedHeight(min(max(line, height), EXPANDED_LINES * line) + 2)
             return
-        shown, cut = fit_lines(text, width, COLLAPSED_LINES, metrics)
+        shown, cut = fit_lines(self.outcome.answer_brief or text, width, COLLAPSED_LINES, metrics)
         self.answer.setText(shown)
         self.show_all.setVisible(cut)
         height = self.answer.heightForWidth(width)

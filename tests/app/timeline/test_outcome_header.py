@@ -92,16 +92,16 @@ def test_an_error_verdict_is_worded_as_a_validator_error(qtbot: QtBot) -> None:
     view = make_view(qtbot, run)
     rows = view.model.note_rows(last.index)
     notes = [view.model.index(r, 0).data(TimelineRole.NOTE) for r in rows]
-    assert [n.kind for n in notes] == ["forced", "error"]
-    assert notes[1].text.startswith("! validator error in no_cjk: ZeroDivisionError")
-    assert notes[1].text.endswith("the validator broke, not the model's failure")
+    assert [n.kind for n in notes] == ["forced", "forced", "error"]
+    assert notes[2].text.startswith("! validator error in no_cjk: ZeroDivisionError")
+    assert notes[2].text.endswith("the validator broke, not the model's failure")
 
 
 def test_the_forced_request_is_said_in_full(qtbot: QtBot) -> None:
     view = make_view(qtbot, stored_run("step-cap"))
     assert note_texts(view) == [
-        "⚑ forced request: tools disabled on this step (tool_choice: none)"
-        " · the final-step instruction was appended to the system prompt"
+        "⚑ forced: tools disabled on this step (tool_choice: none)",
+        "⚑ forced: the final-step instruction was appended to the system prompt",
     ]
 
 
