@@ -10,6 +10,7 @@ up off the UI thread (the price table loads in ~0.2 s the first time) and shown 
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QGuiApplication, QPalette
@@ -27,7 +28,7 @@ from PySide6.QtWidgets import (
 from inspector.app.theme import is_dark, mix, status_colour
 from inspector.core.events import Event, RunFinished, StepFinished
 from inspector.core.live import LiveRun
-from inspector.core.records import Usage
+from inspector.core.records import RunRecord, Usage
 from inspector.reports.run_text import usage_so_far
 from inspector.reports.turn_outcome import (
     EMPTY,
@@ -181,7 +182,7 @@ class OutcomeHeader(QFrame):
         run = self._run
         record = run.record
         if record is not None:
-            outcome = turn_outcome(run, cost=self._cost(record.model, record.provider, run))
+            outcome = turn_outcome(run, cost=self._cost(record))
         elif run.header is not None or run.steps:
             outcome = turn_outcome(run, self._tokens)
         else:
@@ -200,14 +201,14 @@ class OutcomeHeader(QFrame):
 
     # -- internals ------------------------------------------------------------------------
 
-    def _cost(self, model: str, provider: str, run: LiveRun) -> Cost:
-        record = run.record
-        assert record is not None
-        key = (model, provider, record.usage.input_tokens, record.usage.output_tokens)
+    def _cost(self, record: RunRecord) -> Cost:
+        """The run's cost if known; else it is looked up on the pricing thread (NOT_PRICED
+        until ``_on_priced``)."""
+        key = _price_key(record)
         if key not in self._costs:
             self._costs[key] = NOT_PRICED
             future = _pricer().submit(run_cost, *key)
-            future.add_done_callback(lambda done, key=key: self._priced_in_thread(key, done))
+            future.add_done_callback(partial(self._priced_in_thread, key))
         return self._costs[key]
 
     def _priced_in_thread(self, key: PriceKey, done: Future[float | None]) -> None:
@@ -220,10 +221,7 @@ class OutcomeHeader(QFrame):
     def _on_priced(self, key: PriceKey, cost: float | None) -> None:
         self._costs[key] = cost
         record = self._run.record
-        if record is not None and key[2:] == (
-            record.usage.input_tokens,
-            record.usage.output_tokens,
-        ):
+        if record is not None and _price_key(record) == key:
             self.refresh()
 
     def _paint_status(self, status: str) -> None:
@@ -279,6 +277,10 @@ class OutcomeHeader(QFrame):
         ):
             self._fit_answer()
         return super().eventFilter(watched, event)
+
+
+def _price_key(record: RunRecord) -> PriceKey:
+    return (record.model, record.provider, record.usage.input_tokens, record.usage.output_tokens)
 
 
 def fit_lines(text: str, width: int, lines: int, metrics: QFontMetrics) -> tuple[str, bool]:

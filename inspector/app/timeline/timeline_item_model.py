@@ -58,6 +58,7 @@ from inspector.reports.step_notes import Note, StepNotes, note_count
 from inspector.reports.timeline_cells import CLEARED_TIP, PaintCell, Previews, forced_markers
 
 Index = QModelIndex | QPersistentModelIndex
+__all__ = ["HEADERS", "NOTE_COLUMN", "Column", "TimelineItemModel", "TimelineRole"]
 
 
 # Plain ints for the per-cell paths (reading an enum member, len(Column), costs there).
