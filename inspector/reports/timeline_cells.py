@@ -59,6 +59,8 @@ def output_preview(live: LiveStep) -> str:
             return f"refusal: {response.refusal}"
         if response.tool_calls:
             return ", ".join(f"{c.name}({c.arguments_json()})" for c in response.tool_calls)
+        if step.status == "empty":
+            return "(an empty reply: no text, no tool calls)"
         text = response.text
     else:
         if live.calls:

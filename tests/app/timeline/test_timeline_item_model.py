@@ -215,3 +215,9 @@ def test_previews_keep_finished_steps_and_follow_streaming_ones(
     previews.of(finished[2])
     previews.of(finished[3])  # past `kept`: the kept ones are dropped, not the answer
     assert previews.of(finished[1]) == first and made == [1, 1, 2, 3, 4, 2]
+
+
+def test_an_empty_reply_says_so_in_the_output_column() -> None:
+    model = TimelineItemModel()
+    model.show_run(stored_run("empty-final"))
+    assert cell(model, 2, Column.OUTPUT) == "(an empty reply: no text, no tool calls)"
