@@ -78,6 +78,7 @@ class OutcomeHeader(QFrame):
         self._tokens = Usage()  # of the run streaming: summed as its steps finish
         self._costs: dict[PriceKey, Cost] = {}
         self._expanded = False
+        self._painted: tuple[str, bool, str] | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REDRAW_MS)
@@ -225,8 +226,14 @@ class OutcomeHeader(QFrame):
             self.refresh()
 
     def _paint_status(self, status: str) -> None:
+        """The header tinted, its strip and badge in the status colour (set again only when
+        the status or the light/dark palette changed: a palette change repolishes children)."""
         palette = self.palette()
         dark = is_dark(palette)
+        painted = (status, dark, self.outcome.answer_kind)
+        if painted == self._painted:
+            return
+        self._painted = painted
         colour = status_colour(_STATUS_COLOURS.get(status, "cancelled"), dark)
         base = palette.color(QPalette.ColorRole.Base)
         own = QPalette(palette)
