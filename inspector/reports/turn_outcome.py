@@ -96,11 +96,18 @@ def _finished(record: RunRecord, cost: Cost) -> TurnOutcome:
     status = record.status
     ended = ending(status, record.termination, record.fallback_trigger)
     rejected = budgets.attempts_used - 1
-    if status == "succeeded" and record.termination == "stop" and rejected > 0:
-        ended = (
-            f"The model's answer was accepted on attempt {budgets.attempts_used}, after "
-            f"{rejected} rejected attempt{'s' * (rejected != 1)}."
-        )
+    last = record.steps[-1] if record.steps else None
+    if status == "succeeded" and record.termination == "stop":
+        if rejected > 0:
+            ended = (
+                f"The model's answer was accepted on attempt {budgets.attempts_used}, after "
+                f"{rejected} rejected attempt{'s' * (rejected != 1)}."
+            )
+        if last is not None and last.forced is not None and last.forced.tool_choice == "none":
+            ended = ended.removesuffix(".") + (
+                f" — on the last step the step cap allows ({budgets.steps_used} of "
+                f"{budgets.max_steps}), forced to answer without tools."
+            )
     kind, label, answer = _answer(record)
     brief = _text(record.output, indent=None) if kind in ("output", "fallback") else answer
     return TurnOutcome(status, words(status), ended, kind, label, answer, tuple(facts), brief)

@@ -58,6 +58,14 @@ def test_a_failed_run_shows_its_error_and_why_in_words() -> None:
     assert outcome.facts[-1] == "cost …"  # not looked up yet: never $0
 
 
+def test_an_answer_forced_by_the_step_cap_says_so() -> None:
+    outcome = turn_outcome(stored_run("step-cap"))
+    assert outcome.ended == (
+        "The model's answer was accepted — on the last step the step cap allows (4 of 4),"
+        " forced to answer without tools."
+    )
+
+
 def test_a_structured_answer_is_indented_json() -> None:
     outcome = turn_outcome(stored_run("final-answer-tool"))
     assert outcome.answer.startswith('{\n  "to": "Sam",')  # in full: what Copy copies
