@@ -1,15 +1,20 @@
-"""The timeline's columns and what a step's cell says in each (display text and tooltip),
-read by ``TimelineItemModel`` when a visible cell is painted or hovered."""
+"""The timeline's columns and item roles, what a step's cell says in each column (display text
+and tooltip) and what a note row answers, read by ``TimelineItemModel`` when a visible cell is
+painted or hovered."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import Qt
 
 from inspector.core.live import LiveStep
 from inspector.core.records import step_kind
 from inspector.core.revalidate import Flip
 from inspector.reports.labels import words
+from inspector.reports.step_notes import Note
 from inspector.reports.timeline_cells import (
     CLEARED_TIP,
     FLIP_LABEL,
@@ -48,6 +53,42 @@ HEADERS = {
     Column.TOKENS: "In / out",
     Column.LATENCY: "Latency",
 }
+
+
+class TimelineRole(IntEnum):
+    IS_HEADER = Qt.ItemDataRole.UserRole + 1  # bool: an attempt header row
+    STEP_INDEX = Qt.ItemDataRole.UserRole + 2  # int (0 on a header row)
+    ATTEMPT = Qt.ItemDataRole.UserRole + 3  # int
+    STATUS = Qt.ItemDataRole.UserRole + 4  # StepStatus, or the attempt's last step status
+    VERDICTS = Qt.ItemDataRole.UserRole + 5  # list[Verdict]
+    MARKERS = Qt.ItemDataRole.UserRole + 6  # list[tuple[label, tooltip]]
+    LATENCY_FRACTION = Qt.ItemDataRole.UserRole + 7  # float in [0, 1], or None
+    CLEARED = Qt.ItemDataRole.UserRole + 8  # bool
+    FLIPS = Qt.ItemDataRole.UserRole + 9  # list[Flip]: the step's re-validation flips, or None
+    PAINT = Qt.ItemDataRole.UserRole + 10  # PaintCell (timeline_cells): all a cell shows
+    NOTE = Qt.ItemDataRole.UserRole + 11  # Note (reports/step_notes) of a note row, else None
+
+
+def note_data(note: Note, live: LiveStep, text_column: bool, role: int) -> Any:
+    """A note row's cell: its text (display role in the note column only; tooltip in all),
+    the ``Note``, and its step's attempt, status and cleared flag; never a step index."""
+    if role == TimelineRole.NOTE:
+        return note
+    if role == Qt.ItemDataRole.DisplayRole:
+        return note.text if text_column else None
+    if role == Qt.ItemDataRole.ToolTipRole:
+        return note.text
+    if role == TimelineRole.IS_HEADER:
+        return False
+    if role == TimelineRole.STEP_INDEX:
+        return 0
+    if role == TimelineRole.ATTEMPT:
+        return live.attempt
+    if role == TimelineRole.STATUS:
+        return live.status
+    if role == TimelineRole.CLEARED:
+        return live.cleared
+    return None
 
 
 def display(live: LiveStep, column: int, previews: Previews, flipped: bool) -> str | None:

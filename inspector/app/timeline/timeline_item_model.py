@@ -16,14 +16,14 @@ default; ``set_show_cleared(False)`` hides them, and an attempt header whose ste
 hidden goes with them.
 
 Re-validation marks the steps whose verdicts flipped: ``set_flips({step: [Flip, ...]})`` (a dict
-of the flipped steps only), read back through ``TimelineRole.FLIPS``; showing another run clears it.
+of the flipped steps only), read back through ``TimelineRole.FLIPS`` and shown as note rows;
+showing another run clears it.
 """
 
 from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Any
 
 from PySide6.QtCore import (
@@ -33,11 +33,13 @@ from PySide6.QtCore import (
     Qt,
 )
 
-from inspector.app.timeline.timeline_columns import (  # Column, HEADERS: importable here too
+from inspector.app.timeline.timeline_columns import (  # Column, HEADERS, roles: importable here
     _RIGHT_ALIGNED,
     HEADERS,
     Column,
+    TimelineRole,
     display,
+    note_data,
     tooltip,
 )
 from inspector.core.events import (
@@ -65,25 +67,11 @@ __all__ = ["HEADERS", "NOTE_COLUMN", "Column", "TimelineItemModel", "TimelineRol
 _COLUMNS = len(Column)
 _STEP, _ATTEMPT, _KIND, _STATUS, _OUTPUT, _VERDICTS, _MARKERS, _TOKENS, _LATENCY = map(int, Column)
 
-
-class TimelineRole(IntEnum):
-    IS_HEADER = Qt.ItemDataRole.UserRole + 1  # bool: an attempt header row
-    STEP_INDEX = Qt.ItemDataRole.UserRole + 2  # int (0 on a header row)
-    ATTEMPT = Qt.ItemDataRole.UserRole + 3  # int
-    STATUS = Qt.ItemDataRole.UserRole + 4  # StepStatus, or the attempt's last step status
-    VERDICTS = Qt.ItemDataRole.UserRole + 5  # list[Verdict]
-    MARKERS = Qt.ItemDataRole.UserRole + 6  # list[tuple[label, tooltip]]
-    LATENCY_FRACTION = Qt.ItemDataRole.UserRole + 7  # float in [0, 1], or None
-    CLEARED = Qt.ItemDataRole.UserRole + 8  # bool
-    FLIPS = Qt.ItemDataRole.UserRole + 9  # list[Flip]: the step's re-validation flips, or None
-    PAINT = Qt.ItemDataRole.UserRole + 10  # PaintCell (timeline_cells): all a cell shows
-    NOTE = Qt.ItemDataRole.UserRole + 11  # Note (reports/step_notes) of a note row, else None
-
-
 # A note row's entry in ``_rows``: its step's index plus k * _NOTE for the step's k-th note.
 _NOTE = 1 << 32
 _MASK = _NOTE - 1
 NOTE_COLUMN = Column.OUTPUT  # the column whose display role is a note row's text
+REBUILD_FLIPS = 64  # more steps than this gaining or losing flip notes: one reset instead
 
 
 _PAINT = int(TimelineRole.PAINT)
@@ -133,24 +121,54 @@ class TimelineItemModel(QAbstractTableModel):
 
     def set_flips(self, flips: dict[int, list[Flip]]) -> None:
         """Marks the steps whose verdicts flipped on re-validation ({} clears the marks); each
-        flip is a note row under its step, so the rows are rebuilt when any was added or gone
-        (the view keeps the selected step)."""
+        flip is a note row under its step, inserted or removed in place (past
+        ``REBUILD_FLIPS`` steps whose notes changed, the rows are rebuilt once instead)."""
         changed = set(self._flips) | set(flips)
-        before = {step: len(self._flips.get(step, ())) for step in changed}
         self._flips = {step: list(f) for step, f in flips.items() if f}
-        if any(len(self._flips.get(step, ())) != n for step, n in before.items()):
+        moves = []  # (row, step index, notes shown, notes now) of the steps whose count changed
+        for step in changed:
+            row = self.row_of_step(step)
+            if row >= 0:
+                have = self._notes_shown(row)
+                want = note_count(self._run.steps[step - 1], self._flips.get(step, ()))
+                if want != have:
+                    moves.append((row, step, have, want))
+        if len(moves) > REBUILD_FLIPS:
             self.beginResetModel()
             self._rebuild()
             self.endResetModel()
             return
+        self._move_notes(sorted(moves))
         rows = [r for r in map(self.row_of_step, changed) if r >= 0]
         if len(rows) > 64:  # thousands of flipped steps: one signal over their span
-            last = _COLUMNS - 1
-            self.dataChanged.emit(self.index(min(rows), 0), self.index(max(rows), last), [])
+            last = max(rows)
+            last += self._notes_shown(last)
+            self.dataChanged.emit(self.index(min(rows), 0), self.index(last, _COLUMNS - 1), [])
             return
         for row in sorted(rows):
             self._row_changed(row)
             self._notes_changed(row)
+
+    def _move_notes(self, moves: list[tuple[int, int, int, int]]) -> None:
+        """Inserts or removes note rows after each (row, step, have, want), in row order; the
+        steps' rows are renumbered once at the end (views read rows, not ``_row_of``)."""
+        if not moves:
+            return
+        shift = 0
+        for row, step, have, want in moves:
+            first = row + shift + have + 1
+            if want > have:
+                added = array("q", (step + n * _NOTE for n in range(have + 1, want + 1)))
+                self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
+                self._rows[first:first] = added
+                self.endInsertRows()
+            else:
+                first = row + shift + want + 1
+                self.beginRemoveRows(QModelIndex(), first, row + shift + have)
+                del self._rows[first : row + shift + have + 1]
+                self.endRemoveRows()
+            shift += want - have
+        self._renumber(moves[0][0])
 
     def set_show_cleared(self, show: bool) -> None:
         if show == self._show_cleared:
@@ -284,26 +302,8 @@ class TimelineItemModel(QAbstractTableModel):
 
     def _note_data(self, entry: int, column: int, role: int) -> Any:
         note = self._note(entry)
-        if note is None:
-            return None
-        if role == TimelineRole.NOTE:
-            return note
-        if role == Qt.ItemDataRole.DisplayRole:
-            return note.text if column == NOTE_COLUMN else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return note.text
         live = self._run.steps[(entry & _MASK) - 1]
-        if role == TimelineRole.IS_HEADER:
-            return False
-        if role == TimelineRole.STEP_INDEX:
-            return 0
-        if role == TimelineRole.ATTEMPT:
-            return live.attempt
-        if role == TimelineRole.STATUS:
-            return live.status
-        if role == TimelineRole.CLEARED:
-            return live.cleared
-        return None
+        return None if note is None else note_data(note, live, column == NOTE_COLUMN, role)
 
     def _note(self, entry: int) -> Note | None:
         index = entry & _MASK

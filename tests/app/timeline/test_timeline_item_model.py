@@ -221,3 +221,29 @@ def test_an_empty_reply_says_so_in_the_output_column() -> None:
     model = TimelineItemModel()
     model.show_run(stored_run("empty-final"))
     assert cell(model, 2, Column.OUTPUT) == "(an empty reply: no text, no tool calls)"
+
+
+def test_flips_come_and_go_as_note_rows_without_a_reset(qtmodeltester: ModelTester) -> None:
+    from inspector.core.revalidate import Flip
+
+    model = TimelineItemModel()
+    model.show_run(stored_run("retry-feedback"))
+    qtmodeltester.check(model)
+    resets: list[int] = []
+    model.modelReset.connect(lambda: resets.append(1))
+    flips = {
+        1: [Flip(step=1, validator="no_markdown", before=None, after="pass")],
+        3: [Flip(step=3, validator="max_length", before="fail", after="pass")],
+    }
+    model.set_flips(flips)
+    assert rows(model) == ["A1", "1", "n1", "2", "n2", "n2", "A2", "3", "n3", "n3", "n3", "A3", "4"]
+    notes = [model.index(r, 0).data(TimelineRole.NOTE).text for r in model.note_rows(3)]
+    assert notes == [
+        "✗ max_length: 171 characters > 160",
+        "⇄ max_length: fail → pass",
+        "↳ feedback (user): An SMS holds 160 characters at most. Shorten it.",
+    ]
+    assert model.row_of_step(4) == 12
+    model.set_flips({})
+    assert rows(model) == ["A1", "1", "2", "n2", "n2", "A2", "3", "n3", "n3", "A3", "4"]
+    assert model.row_of_step(4) == 10 and not resets
