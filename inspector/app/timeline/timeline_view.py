@@ -60,6 +60,7 @@ class TimelineView(QWidget):
         self.delegate = TimelineDelegate(self.table)
         self.table.setItemDelegate(self.delegate)
         self._widths: dict[Column, int] = {}  # of every column but Output, hidden ones too
+        self._reselecting = False
         self._configure_table()
         self.outcome = OutcomeHeader(self)
 
@@ -146,8 +147,12 @@ class TimelineView(QWidget):
         note row under each flipped step; the selected step stays selected."""
         selected = self.selected_step()
         self.model.set_flips(flips)
-        if selected and self.selected_step() != selected:
-            self.select_step(selected)
+        if selected and self.selected_step() != selected:  # the rows were rebuilt
+            self._reselecting = True  # the same step: nothing for the step detail to redo
+            try:
+                self.select_step(selected)
+            finally:
+                self._reselecting = False
 
     def select_step(self, index: int) -> None:
         row = self.model.row_of_step(index)
@@ -193,6 +198,8 @@ class TimelineView(QWidget):
             set_span(row, 0, 1, columns)
 
     def _on_selection(self, selected: QItemSelection, deselected: QItemSelection) -> None:
+        if self._reselecting:
+            return
         indexes = selected.indexes()
         if indexes:
             step = self.model.step_at(indexes[0].row())
