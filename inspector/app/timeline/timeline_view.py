@@ -13,7 +13,7 @@ note rows (reasons, feedback) keep the width.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -100,6 +100,7 @@ class TimelineView(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.horizontalHeader().sectionResized.connect(self._column_resized)
         self.table.installEventFilter(self)
+        self.table.viewport().installEventFilter(self)  # a click on a note selects its step
 
     def _configure_table(self) -> None:
         table = self.table
@@ -210,6 +211,14 @@ class TimelineView(QWidget):
         if watched is self.table and event.type() == QEvent.Type.Resize:
             assert isinstance(event, QResizeEvent)
             self._fit_columns(event.size().width())
+        elif (
+            watched is self.table.viewport()
+            and event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(event, QMouseEvent)
+        ):
+            note = self.model.note_at(self.table.rowAt(event.position().toPoint().y()))
+            if note is not None:  # notes are not selectable: the click means their step
+                self.select_step(note[0])
         return super().eventFilter(watched, event)
 
     def _fit_columns(self, width: int) -> None:

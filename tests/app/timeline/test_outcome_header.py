@@ -4,6 +4,7 @@ step, the line about hidden cleared attempts, and columns dropped before the ans
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
@@ -78,8 +79,12 @@ def test_a_failed_verdicts_reason_and_the_feedback_are_rows_of_their_own(qtbot: 
     assert list(rows) == [view.model.row_of_step(2) + 1, view.model.row_of_step(2) + 2]
     cell = view.model.paint_cell(rows[0], Column.KIND)
     assert cell is not None and cell.note == "fail" and cell.cleared  # dimmed, still painted
-    # Notes are not steps: Up/Down and clicks go from step to step.
+    # Notes are not steps: Up/Down go from step to step; a click on a note selects its step.
     assert not view.model.flags(view.model.index(rows[0], 0))
+    view.select_step(4)
+    rect = view.table.visualRect(view.model.index(rows[1], Column.OUTPUT))
+    qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert view.selected_step() == 2
 
 
 def test_an_error_verdict_is_worded_as_a_validator_error(qtbot: QtBot) -> None:
