@@ -86,12 +86,15 @@ def turn_outcome(run: LiveRun, usage: Usage | None = None, cost: Cost = NOT_PRIC
 
 def _finished(record: RunRecord, cost: Cost) -> TurnOutcome:
     budgets = record.budgets
-    facts = [
-        f"attempt {budgets.attempts_used} of {budgets.max_attempts}",
-        f"{budgets.steps_used:,} step{'s' * (budgets.steps_used != 1)}"
-        f" of {budgets.max_steps:,} max",
-        tokens(record.usage),
-    ]
+    steps = f"{budgets.steps_used:,} step{'s' * (budgets.steps_used != 1)}"
+    if record.via is None and record.fidelity is None:
+        facts = [
+            f"attempt {budgets.attempts_used} of {budgets.max_attempts}",
+            f"{steps} of {budgets.max_steps:,} max",
+        ]
+    else:  # proxied or imported: no policy capped it, the budgets are what was used
+        facts = [f"attempt {budgets.attempts_used}", steps]
+    facts.append(tokens(record.usage))
     facts.append(cost_words(cost))
     status = record.status
     ended = ending(status, record.termination, record.fallback_trigger)

@@ -105,3 +105,10 @@ def test_cost_words() -> None:
     assert cost_words(NOT_PRICED) == "cost …"
     assert cost_words(0.5) == "$0.5000"
     assert cost_words(0.000123) == "$0.000123"
+
+
+def test_a_proxied_run_has_no_budgets_to_count_against() -> None:
+    run = stored_run("retry-feedback")
+    assert run.record is not None
+    run.record = run.record.model_copy(update={"via": "proxy"})
+    assert turn_outcome(run).facts[:2] == ("attempt 3", "4 steps")
