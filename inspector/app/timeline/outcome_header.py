@@ -9,6 +9,7 @@ up off the UI thread (the price table loads in ~0.2 s the first time) and shown 
 
 from __future__ import annotations
 
+import contextlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
@@ -94,9 +95,11 @@ class OutcomeHeader(QFrame):
         self.ended = QLabel(self)
         self.ended.setObjectName("outcomeEnded")
         self.ended.setWordWrap(True)
+        self.ended.setTextFormat(Qt.TextFormat.PlainText)
         self.facts = QLabel(self)
         self.facts.setObjectName("outcomeFacts")
         self.facts.setWordWrap(True)
+        self.facts.setTextFormat(Qt.TextFormat.PlainText)
         self.answer_label = QLabel(self)
         self.answer_label.setObjectName("outcomeAnswerLabel")
         self.answer_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -217,7 +220,9 @@ class OutcomeHeader(QFrame):
             cost = done.result()
         except Exception:  # a broken price table: the cost stays unknown, never $0
             cost = None
-        self._priced.emit(key, cost)
+        # Queued to the UI thread; RuntimeError: the header was deleted meanwhile (window closed).
+        with contextlib.suppress(RuntimeError):
+            self._priced.emit(key, cost)
 
     def _on_priced(self, key: PriceKey, cost: float | None) -> None:
         self._costs[key] = cost
