@@ -35,13 +35,13 @@ def outcome(status: str, termination: str | None, fallback_trigger: str | None =
 def step_budget(used: int, cap: int | None) -> str:
     """``4 steps of 8 max``: the steps a run took against its step cap (``max_steps``, B2);
     ``1 step`` when the cap is unknown."""
-    taken = f"{used} step{'s' * (used != 1)}"
-    return f"{taken} of {cap} max" if cap else taken
+    taken = f"{used:,} step{'s' * (used != 1)}"
+    return f"{taken} of {cap:,} max" if cap else taken
 
 
 def step_cap(cap: int | None) -> str:
     """``8 steps max``: the cap of a run not finished yet ("" when unknown)."""
-    return f"{cap} step{'s' * (cap != 1)} max" if cap else ""
+    return f"{cap:,} step{'s' * (cap != 1)} max" if cap else ""
 
 
 def missing_text(step: Step) -> str:
@@ -111,3 +111,48 @@ def verdict_words(verdict: Verdict) -> str:
     """``failed``, ``passed`` or ``validator error`` — an ``error`` verdict is a validator that
     raised or timed out, never the model's failure, and is never worded as one."""
     return VERDICT_WORDS.get(verdict.status, verdict.status)
+
+
+# How a turn ended, as a sentence for its reader (the outcome header above the timeline). By
+# termination; a status the termination does not explain falls back on ``outcome``.
+_ENDINGS = {
+    "stop": "The model's answer was accepted.",
+    "validator_exhausted": "Every attempt failed validation: no answer was accepted.",
+    "step_cap": "The step cap was reached before an answer was accepted.",
+    "refusal": "The model refused to answer.",
+    "empty_final": "The model's final reply was empty.",
+    "validator_stop": "A validator stopped the turn.",
+    "validator_error": "A validator broke (raised or timed out): a validator error, "
+    "not the model's failure.",
+    "provider_error": "The model call failed: the provider returned an error.",
+    "cancelled": "Cancelled before the turn ended.",
+}
+_FALLBACK_REASONS = {
+    "validator_exhausted": "every attempt failed validation",
+    "step_cap": "the step cap was reached",
+    "refusal": "the model refused",
+    "empty_final": "the final reply was empty",
+    "validator_stop": "a validator stopped the turn",
+}
+
+
+def ending(status: str, termination: str | None, fallback_trigger: str | None = None) -> str:
+    """How the turn ended, in a sentence: ``Every attempt failed validation: no answer was
+    accepted.``; a fallback says what it replaced and that it is not the model's answer."""
+    if status == "fallback":
+        why = _FALLBACK_REASONS.get(fallback_trigger or "", words(fallback_trigger) or "")
+        lead = f"No valid answer ({why})" if why else "No valid answer"
+        return f"{lead}: the fallback value was used instead of the model's."
+    if status == "interrupted":
+        return "Interrupted: the app stopped while the turn ran."
+    if status == "succeeded" and termination == "empty_final":
+        return "The model's final reply was empty, and accepted as it is."
+    if status == "succeeded" and termination == "validator_stop":
+        return "A validator stopped the turn and accepted the answer."
+    sentence = _ENDINGS.get(termination or "")
+    if sentence is None:
+        ended = outcome(status, termination, fallback_trigger)
+        return f"{ended[:1].upper()}{ended[1:]}." if ended else ""
+    if status == "error" and termination not in ("provider_error", "validator_error"):
+        return f"{sentence} Then the turn broke on an error."
+    return sentence

@@ -8,36 +8,38 @@ import html
 
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Step, Usage
-from inspector.reports.labels import outcome, step_budget, step_cap
+from inspector.reports.labels import outcome, step_cap
 
 
 def run_title(run: LiveRun) -> str:
-    """The line above the timeline: which run this is and how it ended (or that it runs)."""
+    """The line above the timeline: which run this is (scenario, id, model, when, where it came
+    from) and that it runs. How it ended is the outcome header's (``turn_outcome``), not
+    repeated here."""
     header, record = run.header, run.record
     scenario = record.scenario if record else header.scenario if header else "run"
-    parts = [f"<b>{scenario}</b>", f"run {run.run_id}"]
+    parts = [f"<b>{html.escape(scenario)}</b>", f"run {run.run_id}"]
+    source = record or header
+    if source is not None:
+        model = " · ".join(html.escape(p) for p in (source.provider, source.model) if p)
+        if model:
+            parts.append(model)
+        if source.started_at:
+            parts.append(f"started {source.started_at[:16].replace('T', ' ')} UTC")
     if record is None:
         parts.append("running…")
         cap = step_cap(header.policy.max_steps) if header else ""
         if cap:
             parts.append(cap)
     else:
-        ended = outcome(record.status, record.termination, record.fallback_trigger)
-        steps, attempts = len(record.steps), record.budgets.attempts_used
-        parts += [
-            ended,
-            step_budget(steps, record.budgets.max_steps),
-            f"{attempts} attempt{'s' * (attempts != 1)}",
-        ]
         if record.replay_of:
             parts.append(f"replay of {record.replay_of}")
         if record.fidelity is not None:  # an imported run: what a replay of it would miss
             fidelity = record.fidelity
             gaps = ", ".join(g.kind for g in fidelity.gaps)
             lacks = f", the source lacks {gaps}" if gaps else ""
-            source = html.escape(f"{fidelity.source} ({fidelity.format})")
+            source_name = html.escape(f"{fidelity.source} ({fidelity.format})")
             replay = "replayable" if fidelity.replayable else "not replayable as recorded"
-            parts.append(f"<i>imported from {source}: {replay}{lacks}</i>")
+            parts.append(f"<i>imported from {source_name}: {replay}{lacks}</i>")
     via = record.via if record else header.via if header else None
     if via:
         parts.append(f"via {via}")

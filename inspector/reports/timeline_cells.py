@@ -33,6 +33,7 @@ class PaintCell(NamedTuple):
     verdicts: Sequence[Verdict] = ()  # the Verdicts column only
     markers: Sequence[tuple[str, str]] = ()  # the Markers column only: (label, tooltip)
     fraction: float | None = None  # the Latency column only: of the slowest step
+    note: str = ""  # a note row's kind (reports/step_notes.NoteKind); text is the note's line
 
 
 def flip_chip(flip: Flip) -> str:
@@ -58,6 +59,8 @@ def output_preview(live: LiveStep) -> str:
             return f"refusal: {response.refusal}"
         if response.tool_calls:
             return ", ".join(f"{c.name}({c.arguments_json()})" for c in response.tool_calls)
+        if step.status == "empty":
+            return "(an empty reply: no text, no tool calls)"
         text = response.text
     else:
         if live.calls:

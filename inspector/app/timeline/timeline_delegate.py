@@ -1,7 +1,10 @@
 """Paints the timeline's rich cells: attempt header rows, status dots, verdict chips, forced-step
 markers and the latency bar. Colours follow the palette (light or dark); cleared steps are
 painted dimmed; steps whose verdicts flipped on re-validation get a tinted background, a border
-and a chip per flip (the validator and its verdict now). Everything is drawn from the
+and a chip per flip (the validator and its verdict now). A note row (a failed verdict's
+reason, a validator error, the forced request, a flip, the feedback injected) is one line of
+text in the note's colour from ``note_column`` to the right edge: each of its cells paints its
+own slice of the line, so it reads as one without a span. Everything is drawn from the
 cell's ``PaintCell`` (one call per cell) — the delegate keeps no state but caches of colours
 and fonts."""
 
@@ -15,6 +18,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QTableView,
     QToolTip,
 )
 
@@ -28,6 +32,9 @@ Index = QModelIndex | QPersistentModelIndex
 __all__ = ["TimelineDelegate", "mix", "status_colour", "verdict_label"]  # kept importable here
 
 CLEARED_OPACITY = 0.5
+NOTE_INDENT = 10  # a note's text starts this far right of its column's edge
+# The colour a note kind is painted in (theme.STATUS_COLOURS); feedback is the text's own.
+NOTE_COLOURS = {"fail": "fail", "error": "error", "forced": "marker", "flip": "flip"}
 # Plain ints and flags for the per-cell paint path (an enum attribute read costs there).
 _STEP, _STATUS, _VERDICTS, _MARKERS = (
     int(Column.STEP),
@@ -92,6 +99,8 @@ class TimelineDelegate(QStyledItemDelegate):
         self._chip_colours: dict[str, tuple[QPen, QColor, QColor]] = {}
         self._track = QColor()
         self._fonts: dict[str, tuple[QFont, QFontMetrics]] = {}
+        self._note_colours: dict[tuple[str, bool], QColor] = {}
+        self.note_column = int(Column.KIND)  # where note rows start (the view moves it)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         model = index.model()
@@ -106,6 +115,9 @@ class TimelineDelegate(QStyledItemDelegate):
             self._paint_header(painter, option, cell)
             return
         column = index.column()
+        if cell.note:
+            self._paint_note(painter, option, cell, column)
+            return
         if not (column in _RICH or cell.flips or cell.cleared or option.state & _LIT):
             self._paint_text(painter, option, cell.text, _ALIGN[cell.right])  # most cells: fast
             if column == _STEP:
@@ -152,6 +164,52 @@ class TimelineDelegate(QStyledItemDelegate):
         rect = option.rect
         strip = QRect(rect.left(), rect.top() + 1, 3, rect.height() - 2)
         painter.fillRect(strip, status_colour(status, self._palette(option.palette)))
+
+    def _paint_note(
+        self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell, column: int
+    ) -> None:
+        """This cell's slice of a note row's line: the line starts at ``note_column`` and runs
+        to the viewport's right edge; the step's status strip goes on down its notes."""
+        if column == _STEP:
+            self._paint_strip(painter, option, cell.status)
+        start = self.note_column
+        if column < start:
+            return
+        view = option.widget
+        rect = option.rect
+        if isinstance(view, QTableView):
+            left = view.columnViewportPosition(start)
+            right = view.viewport().width()
+        else:
+            left, right = rect.left(), rect.right()
+        left += NOTE_INDENT
+        area = QRect(left, rect.top(), max(0, right - left - 4), rect.height())
+        painter.save()
+        painter.setClipRect(rect)
+        painter.setFont(option.font)
+        painter.setPen(self._note_colour(cell.note, cell.cleared, option.palette))
+        text = cell.text
+        metrics = option.fontMetrics
+        if len(text) * metrics.averageCharWidth() > area.width() * 0.8:
+            text = metrics.elidedText(text, _ELIDE, area.width())
+        painter.drawText(area, _VCENTRE, text)
+        painter.restore()
+
+    def _note_colour(self, kind: str, cleared: bool, palette: QPalette) -> QColor:
+        """A note's text colour: its kind's colour towards the text colour; a cleared step's
+        notes further towards the background, still legible."""
+        dark = self._palette(palette)
+        made = self._note_colours.get((kind, cleared))
+        if made is None:
+            active = QPalette.ColorGroup.Active  # note rows are not enabled items
+            text = palette.color(active, _TEXT)
+            base = palette.color(active, QPalette.ColorRole.Base)
+            status = NOTE_COLOURS.get(kind)
+            made = mix(status_colour(status, dark), text, 0.3) if status else QColor(text)
+            if cleared:
+                made = mix(made, base, 0.35)
+            self._note_colours[(kind, cleared)] = made
+        return made
 
     def helpEvent(
         self,
@@ -260,6 +318,7 @@ class TimelineDelegate(QStyledItemDelegate):
             self._palette_key = key
             self._dark = is_dark(palette)
             self._chip_colours = {}
+            self._note_colours = {}
             base, text = palette.color(QPalette.ColorRole.Base), palette.color(_TEXT)
             self._track = mix(base, text, 0.08)
         return self._dark

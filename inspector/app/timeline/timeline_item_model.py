@@ -1,25 +1,29 @@
 """The step timeline as a flat, virtualised table: one row per step, under one header row per
-attempt.
+attempt, and under a step one note row per line the terminal timeline prints under it (its
+forced request, each failed verdict's reason, a validator error, a flip, the feedback injected:
+``reports/step_notes.py``).
 
 Scale (100,000 steps): the only per-row state is two ``array('q')`` of ints — ``_rows`` (row →
-step index, or ``-attempt`` for a header row) and ``_row_of`` (step index → row, -1 when hidden) —
-and a small dict per attempt. Cell data is read straight from the ``LiveRun``'s own steps when
-the view asks for a visible cell. Live events append rows with ``beginInsertRows`` and update
-only the rows they touch.
+step index; ``-attempt`` for a header row; ``index + k << 32`` for the step's k-th note row) and
+``_row_of`` (step index → row, -1 when hidden) — and a small dict per attempt. A note row's
+text is built only when it is painted. Cell data is read straight from the ``LiveRun``'s own
+steps when the view asks for a visible cell. Live events append rows with ``beginInsertRows``
+and update only the rows they touch (a step's note rows come and go as its verdicts, feedback
+and record arrive).
 
 Cleared steps (failed candidates a streaming UI showed and then removed) are shown dimmed by
 default; ``set_show_cleared(False)`` hides them, and an attempt header whose steps are all
 hidden goes with them.
 
 Re-validation marks the steps whose verdicts flipped: ``set_flips({step: [Flip, ...]})`` (a dict
-of the flipped steps only), read back through ``TimelineRole.FLIPS``; showing another run clears it.
+of the flipped steps only), read back through ``TimelineRole.FLIPS`` and shown as note rows;
+showing another run clears it.
 """
 
 from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Any
 
 from PySide6.QtCore import (
@@ -29,75 +33,45 @@ from PySide6.QtCore import (
     Qt,
 )
 
+from inspector.app.timeline.timeline_columns import (  # Column, HEADERS, roles: importable here
+    _RIGHT_ALIGNED,
+    HEADERS,
+    Column,
+    TimelineRole,
+    display,
+    note_data,
+    tooltip,
+)
 from inspector.core.events import (
     AttemptCleared,
     Event,
     FallbackUsed,
+    FeedbackInjected,
     RunFinished,
     RunStarted,
     StepFinished,
     StepStarted,
     TextDelta,
+    VerdictsReady,
 )
 from inspector.core.live import LiveRun, LiveStep
-from inspector.core.records import step_kind
 from inspector.core.revalidate import Flip
-from inspector.reports.labels import words
-from inspector.reports.timeline_cells import (
-    CLEARED_TIP,
-    FLIP_LABEL,
-    PaintCell,
-    Previews,
-    flip_line,
-    forced_markers,
-    output_preview,
-    verdict_line,
-)
+from inspector.reports.step_notes import Note, StepNotes, note_count
+from inspector.reports.timeline_cells import CLEARED_TIP, PaintCell, Previews, forced_markers
 
 Index = QModelIndex | QPersistentModelIndex
-
-
-class Column(IntEnum):
-    STEP = 0
-    ATTEMPT = 1
-    KIND = 2
-    STATUS = 3
-    OUTPUT = 4
-    VERDICTS = 5
-    MARKERS = 6
-    TOKENS = 7
-    LATENCY = 8
+__all__ = ["HEADERS", "NOTE_COLUMN", "Column", "TimelineItemModel", "TimelineRole"]
 
 
 # Plain ints for the per-cell paths (reading an enum member, len(Column), costs there).
 _COLUMNS = len(Column)
 _STEP, _ATTEMPT, _KIND, _STATUS, _OUTPUT, _VERDICTS, _MARKERS, _TOKENS, _LATENCY = map(int, Column)
-_RIGHT_ALIGNED = frozenset((int(Column.STEP), int(Column.ATTEMPT), int(Column.TOKENS)))
 
-HEADERS = {
-    Column.STEP: "#",
-    Column.ATTEMPT: "Att.",
-    Column.KIND: "Kind",
-    Column.STATUS: "Status",
-    Column.OUTPUT: "Output",
-    Column.VERDICTS: "Verdicts",
-    Column.MARKERS: "Markers",
-    Column.TOKENS: "In / out",
-    Column.LATENCY: "Latency",
-}
-
-
-class TimelineRole(IntEnum):
-    IS_HEADER = Qt.ItemDataRole.UserRole + 1  # bool: an attempt header row
-    STEP_INDEX = Qt.ItemDataRole.UserRole + 2  # int (0 on a header row)
-    ATTEMPT = Qt.ItemDataRole.UserRole + 3  # int
-    STATUS = Qt.ItemDataRole.UserRole + 4  # StepStatus, or the attempt's last step status
-    VERDICTS = Qt.ItemDataRole.UserRole + 5  # list[Verdict]
-    MARKERS = Qt.ItemDataRole.UserRole + 6  # list[tuple[label, tooltip]]
-    LATENCY_FRACTION = Qt.ItemDataRole.UserRole + 7  # float in [0, 1], or None
-    CLEARED = Qt.ItemDataRole.UserRole + 8  # bool
-    FLIPS = Qt.ItemDataRole.UserRole + 9  # list[Flip]: the step's re-validation flips, or None
-    PAINT = Qt.ItemDataRole.UserRole + 10  # PaintCell (timeline_cells): all a cell shows
+# A note row's entry in ``_rows``: its step's index plus k * _NOTE for the step's k-th note.
+_NOTE = 1 << 32
+_MASK = _NOTE - 1
+NOTE_COLUMN = Column.OUTPUT  # the column whose display role is a note row's text
+REBUILD_FLIPS = 64  # more steps than this gaining or losing flip notes: one reset instead
 
 
 _PAINT = int(TimelineRole.PAINT)
@@ -126,6 +100,7 @@ class TimelineItemModel(QAbstractTableModel):
         self._max_latency = 0.0
         self._flips: dict[int, list[Flip]] = {}  # step index -> its flips (flipped steps only)
         self._previews = Previews()
+        self._notes = StepNotes()
 
     # -- public API -------------------------------------------------------------------------
 
@@ -145,16 +120,55 @@ class TimelineItemModel(QAbstractTableModel):
         self.endResetModel()
 
     def set_flips(self, flips: dict[int, list[Flip]]) -> None:
-        """Marks the steps whose verdicts flipped on re-validation ({} clears the marks)."""
+        """Marks the steps whose verdicts flipped on re-validation ({} clears the marks); each
+        flip is a note row under its step, inserted or removed in place (past
+        ``REBUILD_FLIPS`` steps whose notes changed, the rows are rebuilt once instead)."""
         changed = set(self._flips) | set(flips)
         self._flips = {step: list(f) for step, f in flips.items() if f}
+        moves = []  # (row, step index, notes shown, notes now) of the steps whose count changed
+        for step in changed:
+            row = self.row_of_step(step)
+            if row >= 0:
+                have = self._notes_shown(row)
+                want = note_count(self._run.steps[step - 1], self._flips.get(step, ()))
+                if want != have:
+                    moves.append((row, step, have, want))
+        if len(moves) > REBUILD_FLIPS:
+            self.beginResetModel()
+            self._rebuild()
+            self.endResetModel()
+            return
+        self._move_notes(sorted(moves))
         rows = [r for r in map(self.row_of_step, changed) if r >= 0]
         if len(rows) > 64:  # thousands of flipped steps: one signal over their span
-            last = _COLUMNS - 1
-            self.dataChanged.emit(self.index(min(rows), 0), self.index(max(rows), last), [])
+            last = max(rows)
+            last += self._notes_shown(last)
+            self.dataChanged.emit(self.index(min(rows), 0), self.index(last, _COLUMNS - 1), [])
             return
         for row in sorted(rows):
             self._row_changed(row)
+            self._notes_changed(row)
+
+    def _move_notes(self, moves: list[tuple[int, int, int, int]]) -> None:
+        """Inserts or removes note rows after each (row, step, have, want), in row order; the
+        steps' rows are renumbered once at the end (views read rows, not ``_row_of``)."""
+        if not moves:
+            return
+        shift = 0
+        for row, step, have, want in moves:
+            first = row + shift + have + 1
+            if want > have:
+                added = array("q", (step + n * _NOTE for n in range(have + 1, want + 1)))
+                self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
+                self._rows[first:first] = added
+                self.endInsertRows()
+            else:
+                first = row + shift + want + 1
+                self.beginRemoveRows(QModelIndex(), first, row + shift + have)
+                del self._rows[first : row + shift + have + 1]
+                self.endRemoveRows()
+            shift += want - have
+        self._renumber(moves[0][0])
 
     def set_show_cleared(self, show: bool) -> None:
         if show == self._show_cleared:
@@ -169,9 +183,24 @@ class TimelineItemModel(QAbstractTableModel):
         return self._row_of[index] if 0 < index < len(self._row_of) else -1
 
     def step_at(self, row: int) -> int:
-        """The step index shown on ``row``; 0 for an attempt header row."""
+        """The step index shown on ``row``; 0 for an attempt header or a note row."""
         entry = self._rows[row]
-        return entry if entry > 0 else 0
+        return entry if 0 < entry <= _MASK else 0
+
+    def note_at(self, row: int) -> tuple[int, Note] | None:
+        """(its step's index, the note) of a note row, else None."""
+        entry = self._rows[row] if 0 <= row < len(self._rows) else 0
+        if entry <= _MASK:
+            return None
+        note = self._note(entry)
+        return None if note is None else (entry & _MASK, note)
+
+    def note_rows(self, index: int) -> range:
+        """The rows of step ``index``'s notes (empty when it has none or is hidden)."""
+        row = self.row_of_step(index)
+        if row < 0:
+            return range(0)
+        return range(row + 1, row + 1 + self._notes_shown(row))
 
     def header_rows(self, first: int = 0, last: int | None = None) -> list[int]:
         """Rows in ``first..last`` that are attempt headers (few: one per attempt)."""
@@ -217,8 +246,8 @@ class TimelineItemModel(QAbstractTableModel):
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         # Asked twice per painted cell: module constants, no enum arithmetic here.
-        if not index.isValid() or self._rows[index.row()] < 0:
-            return _NO_FLAGS  # headers are not selectable: Up/Down skip them
+        if not index.isValid() or not 0 < self._rows[index.row()] <= _MASK:
+            return _NO_FLAGS  # headers and notes are not selectable: Up/Down skip them
         return _STEP_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -229,6 +258,8 @@ class TimelineItemModel(QAbstractTableModel):
             return self.paint_cell(index.row(), index.column())
         if entry < 0:
             return self._header_data(-entry, index.column(), role)
+        if entry > _MASK:
+            return self._note_data(entry, index.column(), role)
         return self._step_data(self._run.steps[entry - 1], index.column(), role)
 
     def paint_cell(self, row: int, column: int) -> PaintCell | None:
@@ -237,6 +268,12 @@ class TimelineItemModel(QAbstractTableModel):
         entry = self._rows[row]
         if entry < 0:
             return self._paint_header(-entry)
+        if entry > _MASK:
+            note = self._note(entry)
+            if note is None:
+                return None
+            live = self._run.steps[(entry & _MASK) - 1]
+            return PaintCell(note.text, live.status, live.cleared, note=note.kind)
         return self._paint_cell(self._run.steps[entry - 1], column)
 
     # -- cell data --------------------------------------------------------------------------
@@ -263,9 +300,19 @@ class TimelineItemModel(QAbstractTableModel):
             return CLEARED_TIP
         return None
 
+    def _note_data(self, entry: int, column: int, role: int) -> Any:
+        note = self._note(entry)
+        live = self._run.steps[(entry & _MASK) - 1]
+        return None if note is None else note_data(note, live, column == NOTE_COLUMN, role)
+
+    def _note(self, entry: int) -> Note | None:
+        index = entry & _MASK
+        flips = self._flips.get(index, ())
+        return self._notes.of(self._run.steps[index - 1], flips, entry >> 32)
+
     def _step_data(self, live: LiveStep, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(live, column)
+            return display(live, column, self._previews, live.index in self._flips)
         if role == TimelineRole.IS_HEADER:
             return False
         if role == TimelineRole.STEP_INDEX:
@@ -285,7 +332,7 @@ class TimelineItemModel(QAbstractTableModel):
         if role == TimelineRole.LATENCY_FRACTION:
             return self._latency_fraction(live)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(live, column)
+            return tooltip(live, column, self._flips.get(live.index, ()))
         if role == Qt.ItemDataRole.TextAlignmentRole and column in _RIGHT_ALIGNED:
             return _RIGHT
         return None
@@ -305,7 +352,7 @@ class TimelineItemModel(QAbstractTableModel):
         if column == _MARKERS:
             markers = forced_markers(live.forced)
             return PaintCell("", status, cleared, False, False, flips, (), markers)
-        text = self._display(live, column) or ""
+        text = display(live, column, self._previews, live.index in self._flips) or ""
         if column == _LATENCY:
             fraction = self._latency_fraction(live)
             return PaintCell(text, status, cleared, False, False, flips, (), (), fraction)
@@ -317,56 +364,6 @@ class TimelineItemModel(QAbstractTableModel):
             return None
         return min(1.0, latency / self._max_latency)
 
-    def _display(self, live: LiveStep, column: int) -> str | None:
-        step = live.step
-        if column == _STEP:
-            return str(live.index)
-        if column == _ATTEMPT:
-            return str(live.attempt)
-        if column == _KIND:
-            return step_kind(step) if step is not None else "pending"
-        if column == _STATUS:
-            return words(live.status)
-        if column == _OUTPUT:
-            return self._previews.of(live)
-        if column == _VERDICTS:
-            return " ".join(f"{v.validator}: {v.status}" for v in live.verdicts)
-        if column == _MARKERS:
-            labels = [label for label, _ in forced_markers(live.forced)]
-            if live.cleared:
-                labels.append("cleared")
-            if live.index in self._flips:
-                labels.append(FLIP_LABEL)
-            return " ".join(labels)
-        if column == _TOKENS:
-            if step is None or step.response is None:
-                return ""
-            usage = step.response.usage
-            return f"{usage.input_tokens:,} / {usage.output_tokens:,}"
-        if column == _LATENCY:
-            latency = step.latency_ms if step is not None else None
-            return "" if latency is None else f"{latency:,.0f} ms"
-        return None
-
-    def _tooltip(self, live: LiveStep, column: int) -> str | None:
-        flips = self._flips.get(live.index, [])
-        if flips and column == Column.STEP:
-            return "\n".join(flip_line(f) for f in flips)
-        if column == Column.VERDICTS and live.verdicts:
-            return "\n".join(verdict_line(v) for v in live.verdicts)
-        if column == Column.MARKERS and (live.forced is not None or live.cleared or flips):
-            tips = [tip for _, tip in forced_markers(live.forced)]
-            if live.cleared:
-                tips.append(CLEARED_TIP)
-            return "\n".join([*tips, *(flip_line(f) for f in flips)])
-        if column == Column.OUTPUT:
-            return output_preview(live) or None
-        if column == Column.STATUS and live.step is not None and live.step.error:
-            return live.step.error
-        if column == Column.LATENCY and live.step is not None and live.step.ttft_ms is not None:
-            return f"time to first token {live.step.ttft_ms:,.0f} ms"
-        return None
-
     # -- row bookkeeping --------------------------------------------------------------------
 
     def _visible(self, live: LiveStep) -> bool:
@@ -374,6 +371,7 @@ class TimelineItemModel(QAbstractTableModel):
 
     def _rebuild(self) -> None:
         steps = self._run.steps
+        self._notes = StepNotes()
         self._rows = array("q")
         self._row_of = array("q", [-1]) * (len(steps) + 1)
         self._attempts = {}
@@ -388,7 +386,7 @@ class TimelineItemModel(QAbstractTableModel):
         will start at row ``base``; ``last_attempt`` is the attempt of the row before them."""
         # One pass over up to 100,000 steps on opening a run: locals, no method calls.
         attempts, row_of, append = self._attempts, self._row_of, rows.append
-        show_cleared, slowest = self._show_cleared, self._max_latency
+        show_cleared, slowest, flips = self._show_cleared, self._max_latency, self._flips
         info: _Attempt | None = None
         for live in new_steps:
             attempt, index = live.attempt, live.index
@@ -409,13 +407,23 @@ class TimelineItemModel(QAbstractTableModel):
                 last_attempt = attempt
             row_of[index] = base + len(rows)
             append(index)
+            # Most steps have nothing to note: a few attribute reads, no call.
+            if (
+                live.verdicts
+                or live.feedback
+                or live.forced is not None
+                or (step is not None and step.error)
+                or (flips and index in flips)
+            ):
+                for number in range(1, note_count(live, flips.get(index, ())) + 1):
+                    append(index + number * _NOTE)
         self._max_latency = slowest
 
     def _last_attempt(self) -> int:
         if not self._rows:
             return 0
         entry = self._rows[-1]
-        return -entry if entry < 0 else self._run.steps[entry - 1].attempt
+        return -entry if entry < 0 else self._run.steps[(entry & _MASK) - 1].attempt
 
     def _take_new_steps(self) -> None:
         steps = self._run.steps
@@ -468,6 +476,8 @@ class TimelineItemModel(QAbstractTableModel):
             self.dataChanged.emit(cell, cell, [Qt.ItemDataRole.DisplayRole])
             return
         self._row_changed(row)
+        if isinstance(event, VerdictsReady | FeedbackInjected | StepFinished):
+            self._sync_notes(live, row)
         if isinstance(event, StepFinished):
             if self._note_latency(live):
                 self._latency_column_changed()
@@ -493,23 +503,61 @@ class TimelineItemModel(QAbstractTableModel):
         row = self._row_of[index]
         if row < 0:
             return
-        first, last = row, row
+        first, last = row, row + self._notes_shown(row)
         attempt = -self._rows[row - 1] if row > 0 and self._rows[row - 1] < 0 else 0
-        after_is_step_of_same = (
-            row + 1 < len(self._rows)
-            and self._rows[row + 1] > 0
-            and self._run.steps[self._rows[row + 1] - 1].attempt == attempt
-        )
+        after = self._rows[last + 1] if last + 1 < len(self._rows) else 0
+        after_is_step_of_same = 0 < after <= _MASK and self._run.steps[after - 1].attempt == attempt
         if attempt and not after_is_step_of_same:
             first = row - 1  # the header goes too: nothing of the attempt is left to show
         self.beginRemoveRows(QModelIndex(), first, last)
         del self._rows[first : last + 1]
         self._row_of[index] = -1
-        for pos in range(first, len(self._rows)):
-            entry = self._rows[pos]
-            if entry > 0:
-                self._row_of[entry] = pos
+        self._renumber(first)
         self.endRemoveRows()
+
+    def _renumber(self, first: int) -> None:
+        """``_row_of`` of the steps from row ``first`` on, after rows were added or removed
+        before them (a live run's changes are at its end: a few rows)."""
+        rows, row_of = self._rows, self._row_of
+        for pos in range(first, len(rows)):
+            entry = rows[pos]
+            if 0 < entry <= _MASK:
+                row_of[entry] = pos
+
+    def _notes_shown(self, row: int) -> int:
+        """How many note rows follow the step row ``row``."""
+        rows, step = self._rows, self._rows[row]
+        count, end = 0, len(rows)
+        while row + count + 1 < end and rows[row + count + 1] == step + (count + 1) * _NOTE:
+            count += 1
+        return count
+
+    def _sync_notes(self, live: LiveStep, row: int) -> None:
+        """Adds or removes the note rows of the step on ``row`` after its verdicts, feedback
+        or final record arrived; the notes kept are repainted (their text may have changed)."""
+        index = live.index
+        have = self._notes_shown(row)
+        want = note_count(live, self._flips.get(index, ()))
+        if want > have:
+            first = row + have + 1
+            added = array("q", (index + n * _NOTE for n in range(have + 1, want + 1)))
+            self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
+            self._rows[first:first] = added
+            self._renumber(first + len(added))
+            self.endInsertRows()
+        elif want < have:
+            first = row + want + 1
+            self.beginRemoveRows(QModelIndex(), first, row + have)
+            del self._rows[first : row + have + 1]
+            self._renumber(first)
+            self.endRemoveRows()
+        self._notes_changed(row)
+
+    def _notes_changed(self, row: int) -> None:
+        count = self._notes_shown(row)
+        if count:
+            last = _COLUMNS - 1
+            self.dataChanged.emit(self.index(row + 1, 0), self.index(row + count, last), [])
 
     def _resync(self) -> None:
         """After ``RunFinished`` the run's steps are the record's: refresh every row, and

@@ -1,15 +1,19 @@
-"""The centre pane: the step timeline of one run (a ``QTableView`` over ``TimelineItemModel``)
-with a "Show cleared attempts" toggle.
+"""The centre pane: the outcome of one run (``OutcomeHeader``) above its step timeline (a
+``QTableView`` over ``TimelineItemModel``) with a "Show cleared attempts" toggle, and a line
+saying what the toggle hides (with a link to show it) whenever it hides something.
 
 The shell calls ``show_run`` with a ``LiveRun`` and, while it streams, ``on_event`` after the run
 applied each event. Selecting a row (mouse, Up/Down, ``select_step``) emits ``stepSelected``
 with the 1-based step index. Built for 100,000 rows: fixed row heights, no per-row widgets, no
-column sizing from contents.
+column sizing from contents. On a narrow page the In/out, Latency, Kind and then Markers columns
+are dropped (in that order) before Output gets under ``MIN_OUTPUT`` pixels: the answer and the
+note rows (reasons, feedback) keep the width.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelection, QModelIndex, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, Signal
+from PySide6.QtGui import QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -21,9 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.app.timeline.outcome_header import OutcomeHeader
 from inspector.app.timeline.timeline_delegate import TimelineDelegate
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel
-from inspector.core.events import Event, RunFinished, StepStarted
+from inspector.core.events import AttemptCleared, Event, RunFinished, StepStarted
 from inspector.core.live import LiveRun
 from inspector.core.revalidate import Flip
 
@@ -32,12 +37,15 @@ _WIDTHS = {
     Column.STEP: 4,
     Column.ATTEMPT: 4,
     Column.KIND: 8,
-    Column.STATUS: 16,
+    Column.STATUS: 20,
     Column.VERDICTS: 22,
     Column.MARKERS: 12,
     Column.TOKENS: 10,
     Column.LATENCY: 10,
 }
+MIN_OUTPUT = 220  # px: narrower, and a column of DROPPED goes first
+# In this order; the Markers chips go last (their words are the note rows' and the headers').
+DROPPED = (Column.TOKENS, Column.LATENCY, Column.KIND, Column.MARKERS)
 
 
 class TimelineView(QWidget):
@@ -49,8 +57,12 @@ class TimelineView(QWidget):
         self.table = QTableView(self)
         self.table.setObjectName("timelineTable")
         self.table.setModel(self.model)
-        self.table.setItemDelegate(TimelineDelegate(self.table))
+        self.delegate = TimelineDelegate(self.table)
+        self.table.setItemDelegate(self.delegate)
+        self._widths: dict[Column, int] = {}  # of every column but Output, hidden ones too
+        self._reselecting = False
         self._configure_table()
+        self.outcome = OutcomeHeader(self)
 
         self.show_cleared_box = QCheckBox("Show cleared attempts", self)
         self.show_cleared_box.setChecked(True)
@@ -60,6 +72,12 @@ class TimelineView(QWidget):
         )
         self.show_cleared_box.toggled.connect(self.set_show_cleared)
         self.summary = QLabel(self)
+        self.hidden_line = QLabel(self)
+        self.hidden_line.setObjectName("timelineHiddenLine")
+        self.hidden_line.setWordWrap(True)
+        self.hidden_line.setContentsMargins(8, 2, 8, 4)
+        self.hidden_line.linkActivated.connect(lambda _link: self.set_show_cleared(True))
+        self.hidden_line.hide()
 
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 4)
@@ -72,12 +90,17 @@ class TimelineView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        layout.addWidget(self.outcome)
         layout.addLayout(bar)
-        layout.addWidget(self.table)
+        layout.addWidget(self.hidden_line)
+        layout.addWidget(self.table, 1)
 
         self.model.modelReset.connect(self._after_reset)
         self.model.rowsInserted.connect(self._after_insert)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self.table.horizontalHeader().sectionResized.connect(self._column_resized)
+        self.table.installEventFilter(self)
+        self.table.viewport().installEventFilter(self)  # a click on a note selects its step
 
     def _configure_table(self) -> None:
         table = self.table
@@ -101,25 +124,36 @@ class TimelineView(QWidget):
         horizontal.setMinimumSectionSize(32)
         char = table.fontMetrics().averageCharWidth()
         for column, width in _WIDTHS.items():
-            table.setColumnWidth(column, width * char + 12)
+            self._widths[column] = width * char + 12
+            table.setColumnWidth(column, self._widths[column])
 
     # -- interface the shell uses ---------------------------------------------------------
 
     def show_run(self, run: LiveRun) -> None:
+        self.outcome.show_run(run)
         self.model.show_run(run)
 
     def on_event(self, event: Event) -> None:
         bar = self.table.verticalScrollBar()
         following = bar.value() >= bar.maximum()
         self.model.on_event(event)
-        if isinstance(event, StepStarted | RunFinished):
+        self.outcome.on_event(event)
+        if isinstance(event, StepStarted | RunFinished | AttemptCleared):
             self._update_summary()
             if following:
                 self.table.scrollToBottom()
 
     def set_flips(self, flips: dict[int, list[Flip]]) -> None:
-        """Highlights the steps whose verdicts flipped on re-validation ({} clears them)."""
+        """Highlights the steps whose verdicts flipped on re-validation ({} clears them), a
+        note row under each flipped step; the selected step stays selected."""
+        selected = self.selected_step()
         self.model.set_flips(flips)
+        if selected and self.selected_step() != selected:  # the rows were rebuilt
+            self._reselecting = True  # the same step: nothing for the step detail to redo
+            try:
+                self.select_step(selected)
+            finally:
+                self._reselecting = False
 
     def select_step(self, index: int) -> None:
         row = self.model.row_of_step(index)
@@ -165,11 +199,80 @@ class TimelineView(QWidget):
             set_span(row, 0, 1, columns)
 
     def _on_selection(self, selected: QItemSelection, deselected: QItemSelection) -> None:
+        if self._reselecting:
+            return
         indexes = selected.indexes()
         if indexes:
             step = self.model.step_at(indexes[0].row())
             if step:
                 self.stepSelected.emit(step)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table and event.type() == QEvent.Type.Resize:
+            assert isinstance(event, QResizeEvent)
+            self._fit_columns(event.size().width())
+        elif (
+            watched is self.table.viewport()
+            and event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(event, QMouseEvent)
+        ):
+            note = self.model.note_at(self.table.rowAt(event.position().toPoint().y()))
+            if note is not None:  # notes are not selectable: the click means their step
+                self.select_step(note[0])
+        return super().eventFilter(watched, event)
+
+    def _fit_columns(self, width: int) -> None:
+        """Hides In/out, Latency, Kind, Markers in turn while Output would be under ``MIN_OUTPUT``;
+        shows them again when there is room. Note rows start at Kind, else at Status."""
+        table = self.table
+        width -= 2 * table.frameWidth()
+        bar = table.verticalScrollBar()
+        if bar.isVisible():
+            width -= bar.width()
+        fixed = sum(self._widths.values())
+        hidden: set[Column] = set()
+        for column in DROPPED:
+            if width - fixed >= MIN_OUTPUT:
+                break
+            hidden.add(column)
+            fixed -= self._widths[column]
+        for column in DROPPED:
+            if table.isColumnHidden(column) != (column in hidden):
+                table.setColumnHidden(column, column in hidden)
+                if column not in hidden:
+                    table.setColumnWidth(column, self._widths[column])
+        start = int(Column.STATUS if Column.KIND in hidden else Column.KIND)
+        if self.delegate.note_column != start:
+            self.delegate.note_column = start
+            table.viewport().update()
+
+    def _column_resized(self, column: int, old: int, new: int) -> None:
+        """A width the user set is the one a column comes back with."""
+        key = Column(column)
+        if key in self._widths and new > 0 and not self.table.isColumnHidden(column):
+            self._widths[key] = new
+
+    def _update_hidden_line(self) -> None:
+        """Says what "Show cleared attempts" hides, with a link to show it; with every attempt
+        hidden, that the blank timeline is not an empty run."""
+        attempts, cleared = self.model.attempt_counts()
+        if self.model.show_cleared or not cleared:
+            self.hidden_line.hide()
+            return
+        link = '<a href="show-cleared">Show cleared attempts</a>'
+        if self.model.rowCount() == 0:
+            if attempts == 1:
+                what = "its only attempt was cleared (a streaming UI showed it, then removed it)"
+            else:
+                what = (
+                    f"all {attempts} attempts were cleared (a streaming UI showed them, "
+                    "then removed them)"
+                )
+            text = f"Nothing to show: {what}, and cleared attempts are hidden. {link}"
+        else:
+            text = f"{cleared} cleared attempt{'s' * (cleared != 1)} hidden. {link}"
+        self.hidden_line.setText(text)
+        self.hidden_line.show()
 
     def _update_summary(self) -> None:
         steps = len(self.model.run.steps)
@@ -180,3 +283,4 @@ class TimelineView(QWidget):
         if cleared:
             parts.append(f"{cleared} cleared")
         self.summary.setText(" · ".join(parts))
+        self._update_hidden_line()

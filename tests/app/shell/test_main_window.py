@@ -57,7 +57,8 @@ def test_a_run_grows_the_timeline_while_it_streams(window: MainWindow, qtbot: Qt
     assert pending_rows_seen and all(pending_rows_seen)  # a streaming step is on screen
     assert window.timeline.selected_step() == 4  # followed the stream to the last step
     assert window.detail.current_step == 4
-    assert "succeeded" in window.run_heading.text()
+    assert window.timeline.outcome.outcome.status == "succeeded"  # said once: in the header
+    assert "succeeded" not in window.run_heading.text()
     assert not window.message_bar.isVisible()
 
 
@@ -230,11 +231,12 @@ def test_run_title_and_problem_lines(window: MainWindow, qtbot: QtBot) -> None:
     window.policy.policy_form.editors["max_attempts"].editor.setValue(1)
     record = _run_with_keys(window, qtbot)
     title = run_title(LiveRun.from_record(record))
-    assert record.run_id in title and "failed (validator exhausted)" in title
-    one_step = record.model_copy(update={"steps": record.steps[:1]})
+    assert record.run_id in title and "scripted · demo" in title and "started " in title
+    assert "failed" not in title  # how it ended is the outcome header's line, not repeated
+    outcome = window.timeline.outcome.outcome
+    assert outcome.status == "failed" and outcome.ended.startswith("Every attempt failed")
     cap = record.budgets.max_steps
-    assert f"· 1 step of {cap} max ·" in run_title(LiveRun.from_record(one_step))
-    assert f"· {len(record.steps)} steps of {cap} max ·" in title  # the step cap is stated
+    assert f"{len(record.steps)} steps of {cap} max" in outcome.facts  # the step cap is stated
     problem = record_problem(record)
     assert problem is not None and problem.startswith(f"Run {record.run_id} failed")
     assert record_problem(record.model_copy(update={"status": "succeeded"})) is None

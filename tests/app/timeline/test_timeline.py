@@ -19,7 +19,7 @@ from tests.helpers.demo_events import demo_run, stored_run
 def make_view(qtbot: QtBot, run: LiveRun) -> TimelineView:
     view = TimelineView()
     qtbot.addWidget(view)
-    view.resize(1100, 320)
+    view.resize(1100, 520)  # the outcome header above the steps, then every row
     view.show_run(run)
     view.show()
     qtbot.waitExposed(view)
@@ -55,7 +55,7 @@ def test_the_toggle_hides_cleared_attempts_and_keeps_the_selection(qtbot: QtBot)
     view = make_view(qtbot, stored_run("retry-feedback"))
     assert view.show_cleared_box.text() == "Show cleared attempts"
     view.select_step(4)
-    assert view.model.rowCount() == 7
+    assert view.model.rowCount() == 11  # 3 attempt headers, 4 steps, 4 notes
     view.show_cleared_box.click()
     assert view.model.rowCount() == 4
     assert view.model.row_of_step(2) == -1
@@ -63,13 +63,14 @@ def test_the_toggle_hides_cleared_attempts_and_keeps_the_selection(qtbot: QtBot)
     view.select_step(2)  # hidden: nothing to select
     assert view.selected_step() == 4
     view.set_show_cleared(True)
-    assert view.show_cleared_box.isChecked() and view.model.rowCount() == 7
+    assert view.show_cleared_box.isChecked() and view.model.rowCount() == 11
 
 
 def test_attempt_headers_span_the_row(qtbot: QtBot) -> None:
     view = make_view(qtbot, stored_run("retry-feedback"))
-    headers = [r for r in range(view.model.rowCount()) if view.model.step_at(r) == 0]
-    assert headers == [0, 3, 5]
+    model = view.model
+    headers = [r for r in range(model.rowCount()) if model.index(r, 0).data(TimelineRole.IS_HEADER)]
+    assert headers == [0, 5, 9]
     assert all(view.table.columnSpan(r, 0) == len(Column) for r in headers)
     assert view.table.columnSpan(1, 0) == 1
 
@@ -88,7 +89,7 @@ def test_the_timeline_grows_while_the_run_streams(qtbot: QtBot) -> None:
                 TimelineRole.STATUS
             )
             assert status == "pending"
-    assert row_counts == [2, 3, 5, 7]
+    assert row_counts == [2, 3, 7, 11]  # each failed step's reason and feedback came before
     assert view.summary.text() == "4 steps · 3 attempts · 2 cleared"
     with qtbot.waitSignal(view.stepSelected) as signal:
         view.select_last()

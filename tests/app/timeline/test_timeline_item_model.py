@@ -11,6 +11,7 @@ from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel
 from inspector.core.events import TextDelta
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import Forced, StepRequest
+from inspector.reports.step_notes import step_notes
 from inspector.reports.timeline_cells import forced_markers, output_preview
 from tests.helpers.demo_events import demo_run, stored_run
 
@@ -24,11 +25,15 @@ DEMOS = [
 
 
 def rows(model: TimelineItemModel) -> list[str]:
-    """Each row as "A<n>" (attempt header) or "<step index>"."""
+    """Each row as "A<n>" (attempt header), "n<step index>" (a note under the step) or
+    "<step index>"."""
     out = []
     for row in range(model.rowCount()):
         index = model.index(row, Column.STEP)
-        if index.data(TimelineRole.IS_HEADER):
+        note = model.note_at(row)
+        if note is not None:
+            out.append(f"n{note[0]}")
+        elif index.data(TimelineRole.IS_HEADER):
             out.append(f"A{index.data(TimelineRole.ATTEMPT)}")
         else:
             out.append(str(index.data(TimelineRole.STEP_INDEX)))
@@ -45,8 +50,13 @@ def test_stored_runs_pass_the_model_tester(qtmodeltester: ModelTester, demo: str
     model.show_run(stored_run(demo))
     qtmodeltester.check(model, force_py=True)
     record = demo_run(demo)[1]
-    assert [r for r in rows(model) if not r.startswith("A")] == [str(s.index) for s in record.steps]
-    assert {r for r in rows(model) if r.startswith("A")} == {f"A{s.attempt}" for s in record.steps}
+    shown = rows(model)
+    assert [r for r in shown if r[0].isdigit()] == [str(s.index) for s in record.steps]
+    assert {r for r in shown if r.startswith("A")} == {f"A{s.attempt}" for s in record.steps}
+    live_steps = stored_run(demo).steps
+    assert [r for r in shown if r.startswith("n")] == [
+        f"n{live.index}" for live in live_steps for _ in step_notes(live)
+    ]
 
 
 @pytest.mark.parametrize("demo", DEMOS)
@@ -57,15 +67,15 @@ def test_live_events_append_rows_and_end_like_the_stored_run(
     run, model = LiveRun(), TimelineItemModel()
     model.show_run(run)
     qtmodeltester.check(model)  # the C++ tester stays attached and checks every signal
-    inserted: list[tuple[int, int]] = []
-    model.rowsInserted.connect(lambda _p, first, last: inserted.append((first, last)))
+    resets: list[int] = []
+    model.modelReset.connect(lambda: resets.append(1))
     counts = []
     for event in events:
         run.apply(event)
         model.on_event(event)
         counts.append(model.rowCount())
     assert counts == sorted(counts) and counts[-1] == len(rows(model))
-    assert len(inserted) == len(record.steps)  # one insertion per StepStarted, never a reset
+    assert not resets  # rows (steps, then their notes) are inserted as they come
     stored = TimelineItemModel()
     stored.show_run(stored_run(demo))
     assert rows(model) == rows(stored)
@@ -77,7 +87,7 @@ def test_live_events_append_rows_and_end_like_the_stored_run(
 def test_retry_feedback_rows_show_kind_status_verdicts_tokens_and_cleared() -> None:
     model = TimelineItemModel()
     model.show_run(stored_run("retry-feedback"))
-    assert rows(model) == ["A1", "1", "2", "A2", "3", "A3", "4"]
+    assert rows(model) == ["A1", "1", "2", "n2", "n2", "A2", "3", "n3", "n3", "A3", "4"]
     assert cell(model, 1, Column.KIND) == "tool call"
     assert cell(model, 2, Column.KIND) == "final"
     assert cell(model, 2, Column.STATUS) == "failed validation"
@@ -131,7 +141,7 @@ def test_hiding_cleared_attempts_drops_their_rows_and_empty_headers(
     assert rows(model) == ["A1", "1", "A3", "4"]
     assert model.row_of_step(2) == -1 and model.row_of_step(3) == -1
     model.set_show_cleared(True)
-    assert rows(model) == ["A1", "1", "2", "A2", "3", "A3", "4"]
+    assert rows(model) == ["A1", "1", "2", "n2", "n2", "A2", "3", "n3", "n3", "A3", "4"]
 
 
 @pytest.mark.parametrize("demo", ["retry-feedback", "invalid-output-fallback"])
@@ -205,3 +215,35 @@ def test_previews_keep_finished_steps_and_follow_streaming_ones(
     previews.of(finished[2])
     previews.of(finished[3])  # past `kept`: the kept ones are dropped, not the answer
     assert previews.of(finished[1]) == first and made == [1, 1, 2, 3, 4, 2]
+
+
+def test_an_empty_reply_says_so_in_the_output_column() -> None:
+    model = TimelineItemModel()
+    model.show_run(stored_run("empty-final"))
+    assert cell(model, 2, Column.OUTPUT) == "(an empty reply: no text, no tool calls)"
+
+
+def test_flips_come_and_go_as_note_rows_without_a_reset(qtmodeltester: ModelTester) -> None:
+    from inspector.core.revalidate import Flip
+
+    model = TimelineItemModel()
+    model.show_run(stored_run("retry-feedback"))
+    qtmodeltester.check(model)
+    resets: list[int] = []
+    model.modelReset.connect(lambda: resets.append(1))
+    flips = {
+        1: [Flip(step=1, validator="no_markdown", before=None, after="pass")],
+        3: [Flip(step=3, validator="max_length", before="fail", after="pass")],
+    }
+    model.set_flips(flips)
+    assert rows(model) == ["A1", "1", "n1", "2", "n2", "n2", "A2", "3", "n3", "n3", "n3", "A3", "4"]
+    notes = [model.index(r, 0).data(TimelineRole.NOTE).text for r in model.note_rows(3)]
+    assert notes == [
+        "✗ max_length: 171 characters > 160",
+        "⇄ max_length: fail → pass",
+        "↳ feedback (user): An SMS holds 160 characters at most. Shorten it.",
+    ]
+    assert model.row_of_step(4) == 12
+    model.set_flips({})
+    assert rows(model) == ["A1", "1", "2", "n2", "n2", "A2", "3", "n3", "n3", "A3", "4"]
+    assert model.row_of_step(4) == 10 and not resets
