@@ -287,16 +287,20 @@ async def live_scene(window: MainWindow, steps: int) -> tuple[float, float, floa
     heartbeat = Heartbeat()
     heartbeat.start()
     start = time.perf_counter()
-    emit = window.runner.engineEvent.emit
+    emit, pacer = window.runner.engineEvent.emit, window.pacer
     for first in range(0, len(events) - 1, 100):
         for event in events[first : first + 100]:
             emit(event)
         await asyncio.sleep(0)
+    while pacer.pending:  # the window takes them in slices (EventPacer)
+        await asyncio.sleep(0.01)
     rate = (len(events) - 1) / (time.perf_counter() - start)
     await asyncio.sleep(0.2)
     streaming = heartbeat.stop()
     heartbeat.start()
     emit(events[-1])
+    while pacer.pending:
+        await asyncio.sleep(0.01)
     await asyncio.sleep(0.5)
     ending = heartbeat.stop()
     assert window.shown is not None and window.shown.record is not None
