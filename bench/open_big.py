@@ -5,7 +5,8 @@ N ``lookup`` tool calls and a final answer; every request re-sends the whole his
 grows with the turn) at N = 1,000, 10,000 and 100,000. Each is opened in a fresh process, the
 way the window opens a stored run: ``Store.load`` (the read), ``LiveRun.from_record`` with the
 collector held (the fold) and the timeline + step detail painted once with the last step
-selected (bench/gui.py's ``open_timeline``), offscreen at 1400×900. Wall times inside the
+selected (bench/gui.py's ``open_timeline``), offscreen at 1400×900, the collector as in the
+window (``GuiThreadCollector``: automatic collection off). Wall times inside the
 child (the window waits for the wall clock) and the child's CPU time for the whole, medians.
 
 Peer, same run: bench/reports.py's raw SQLite read of the run's rows and the messages/frames
@@ -47,10 +48,11 @@ def child(db: str, run_id: str, steps: int) -> None:
     from gui import open_timeline  # bench/gui.py
     from PySide6.QtWidgets import QApplication
 
-    from inspector.app.runtime.gui_collector import collection_held
+    from inspector.app.runtime.gui_collector import GuiThreadCollector, collection_held
     from inspector.store import Store
 
     app = QApplication([])
+    collector = GuiThreadCollector()  # as in the window: no automatic collection
     cpu0, start = time.process_time(), time.perf_counter()
     with Store.open(Path(db)) as store, collection_held():
         loaded = store.load(run_id)
@@ -62,6 +64,7 @@ def child(db: str, run_id: str, steps: int) -> None:
     peak = next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM:"))
     print(json.dumps({"read": read, "fold": fold, "paint": shown - fold, "cpu": cpu, "mb": peak}))
     window.close()
+    collector.stop()
 
 
 def measure(steps: int, runs: int, folder: Path) -> dict[str, float]:
