@@ -58,7 +58,7 @@ lint: $(STAMP)
 BENCHES := $(wildcard bench/engine.py bench/store.py bench/replay.py bench/providers.py bench/gui.py bench/editor.py \
            bench/inputs.py bench/usercode.py bench/sweep.py bench/proxy.py bench/formats.py \
            bench/process.py bench/reports.py bench/store_watch.py bench/big_texts.py \
-           bench/window.py bench/sweep_window.py bench/model_saw.py)
+           bench/window.py bench/sweep_window.py bench/model_saw.py bench/open_big.py)
 bench: $(STAMP)
 	@status=0; for b in $(BENCHES); do echo "== $$b"; $(BIN)/python $$b --write bench/RESULTS.md || status=1; done; exit $$status
 

@@ -8,6 +8,7 @@ stored run and a run streaming now look alike. Pure Python: the GUI, playback an
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import is_not
 from typing import Any
 
 from inspector.core.events import (
@@ -118,6 +119,12 @@ class LiveRun:
     steps: list[LiveStep] = field(default_factory=list)
     fallback: Any = None
     record: RunRecord | None = None  # set by RunFinished (or from_record): the run is over
+    # Set by RunFinished: indices of the steps the record replaced (None: all of them, in a
+    # new ``steps`` list). The others are the very ``Step`` objects their StepFinished carried.
+    resynced: list[int] | None = None
+    # The final Step of each step so far, by position (None: pending); compared with the
+    # record's steps by identity at RunFinished, in C (a loop over 100,000 LiveSteps: ~50 ms).
+    finals: list[Step | None] = field(default_factory=list, repr=False)
 
     @property
     def finished(self) -> bool:
@@ -129,6 +136,7 @@ class LiveRun:
             run_id=record.run_id,
             steps=[LiveStep.from_step(s) for s in record.steps],
             record=record,
+            finals=list(record.steps),
         )
 
     def step(self, index: int) -> LiveStep | None:
@@ -149,16 +157,34 @@ class LiveRun:
         if isinstance(event, StepStarted):
             live = LiveStep(event.index, event.attempt, event.request, event.forced)
             self.steps.append(live)
+            self.finals.append(None)
             return event.index
         if isinstance(event, RunFinished):
             self.record = event.record
-            # The record is the truth: resync every step (feedback/cleared set late included).
-            self.steps = [LiveStep.from_step(s) for s in event.record.steps]
+            self.resynced = self._resync(event.record.steps)
             return None
         if isinstance(event, FallbackUsed):
             self.fallback = event.value
             return None
         return self._apply_to_step(event)
+
+    def _resync(self, steps: list[Step]) -> list[int] | None:
+        """The record is the truth: a step whose final form is not the one its ``StepFinished``
+        carried (feedback or ``cleared`` set late, a step never streamed) is replaced; the rest
+        stay as they are: the end of a long run is one identity scan in C, not a rebuild.
+        Returns the indices replaced, or None when the step count differs (a new list)."""
+        live, finals = self.steps, self.finals
+        if len(live) != len(steps) or len(finals) != len(steps):
+            self.steps = [LiveStep.from_step(s) for s in steps]
+            self.finals = list(steps)
+            return None
+        if not any(map(is_not, finals, steps)):  # the usual end: every step as it streamed
+            return []
+        changed = [n for n, other in enumerate(map(is_not, finals, steps)) if other]
+        for n in changed:
+            live[n] = LiveStep.from_step(steps[n])
+            finals[n] = steps[n]
+        return [n + 1 for n in changed]
 
     def _apply_to_step(self, event: Event) -> int | None:
         index: int = (
@@ -185,7 +211,8 @@ class LiveRun:
         elif isinstance(event, AttemptCleared):  # the rejected candidate step, as in the record
             live.cleared = True
         elif isinstance(event, StepFinished):
-            live.step = event.step
+            live.step = self.finals[index - 1] = event.step
+            live.text, live.reasoning, live.calls = [], [], {}  # the step has them now
             live.tool_results = list(event.step.tool_results)
             live.verdicts = list(event.step.verdicts)
             live.feedback = list(event.step.feedback)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -71,6 +72,9 @@ def runner(qloop: InspectorEventLoop, store: Store) -> TurnRunner:
 @pytest.fixture
 def window(qloop: InspectorEventLoop, store: Store, qtbot: QtBot) -> Iterator[MainWindow]:
     win = MainWindow(store)
+    # Engine events reach the views as they come (tests look right after runner.finished);
+    # the slices are tested in tests/app/runtime/test_event_pacer.py and test_paced_run.py.
+    win.pacer.slice_s = win.pacer.slice_max_s = math.inf
     qtbot.addWidget(win)
     win.resize(*WINDOW_SIZE)
     win.show()

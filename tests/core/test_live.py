@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.core.events import Event, StepFinished, TextDelta
+from inspector.core.events import Event, RunFinished, StepFinished, TextDelta
 from inspector.core.live import LiveRun
 from inspector.core.loop import run_turn
 from inspector.providers.factory import build_provider
@@ -51,3 +51,51 @@ async def test_from_record_equals_the_folded_state() -> None:
 
 def test_events_for_unknown_steps_are_ignored() -> None:
     assert LiveRun().apply(TextDelta(run_id="r", index=3, text="x")) is None
+
+
+async def test_run_finished_keeps_every_step_that_streamed_as_it_is() -> None:
+    events, record = await _events("retry-feedback")
+    live = LiveRun()
+    for event in events[:-1]:
+        live.apply(event)
+    kept, steps = list(live.steps), live.steps
+    live.apply(events[-1])
+    assert live.resynced == []  # no step rebuilt: the record holds the very Steps streamed
+    assert live.steps is steps and all(a is b for a, b in zip(live.steps, kept, strict=True))
+    assert [s.as_step() for s in live.steps] == record.steps  # type: ignore[attr-defined]
+
+
+async def test_run_finished_replaces_only_the_steps_the_record_changed() -> None:
+    events, record = await _events("retry-feedback")
+    live = LiveRun()
+    for event in events[:-1]:
+        live.apply(event)
+    kept = list(live.steps)
+    steps = list(record.steps)  # type: ignore[attr-defined]
+    steps[0] = steps[0].model_copy(update={"cleared": not steps[0].cleared})
+    changed = record.model_copy(update={"steps": steps})  # type: ignore[attr-defined]
+    live.apply(RunFinished(run_id=live.run_id, record=changed))
+    assert live.resynced == [1]
+    assert live.steps[0] is not kept[0] and live.steps[0].cleared == steps[0].cleared
+    assert all(a is b for a, b in zip(live.steps[1:], kept[1:], strict=True))
+
+
+async def test_run_finished_with_steps_never_streamed_rebuilds_them_all() -> None:
+    events, record = await _events("retry-feedback")
+    live = LiveRun()
+    first_finish = next(i for i, e in enumerate(events) if isinstance(e, StepFinished))
+    for event in events[: first_finish + 1]:
+        live.apply(event)
+    live.apply(events[-1])
+    assert live.resynced is None
+    assert [s.as_step() for s in live.steps] == record.steps  # type: ignore[attr-defined]
+
+
+async def test_a_finished_step_drops_its_streamed_pieces() -> None:
+    events, _ = await _events("retry-feedback")
+    live = LiveRun()
+    first_finish = next(i for i, e in enumerate(events) if isinstance(e, StepFinished))
+    for event in events[: first_finish + 1]:
+        live.apply(event)
+    first = live.steps[0]
+    assert first.step is not None and first.text == [] and first.calls == {}

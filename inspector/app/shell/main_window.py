@@ -37,6 +37,7 @@ from inspector.app.policy.policy_panel import PolicyPanel
 from inspector.app.proxy.proxy_controller import ProxyController
 from inspector.app.proxy.store_watch import StoreWatch
 from inspector.app.replay.replay_controller import ReplayController
+from inspector.app.runtime.event_pacer import EventPacer
 from inspector.app.runtime.gui_collector import collection_held, settle_loaded
 from inspector.app.runtime.notifier import Notices
 from inspector.app.runtime.run_focus import RunFocus
@@ -85,7 +86,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.store = store
         self.runner = runner or TurnRunner(store, parent=self)
-        self.focus = RunFocus(self)
+        self.focus, self.pacer = RunFocus(self), EventPacer(self)  # the engine's, in slices
         self.selected_step: int | None = None
         self._following = False  # selecting the newest step of a run streaming in
         self._tokens = RunningUsage()  # of the run streaming in (or played back)
@@ -244,9 +245,9 @@ class MainWindow(QMainWindow):
         self.timeline.stepSelected.connect(self._step_selected)
         self.timeline.show_cleared_box.toggled.connect(self.show_cleared_action.setChecked)
         runner.preparing.connect(self._preparing)
-        runner.engineEvent.connect(self._on_event)
-        runner.finished.connect(self._finished)
-        runner.failed.connect(self._failed)
+        runner.engineEvent.connect(lambda event: self.pacer.later(self._on_event, event))
+        runner.finished.connect(lambda record: self.pacer.later(self._finished, record))
+        runner.failed.connect(lambda line: self.pacer.later(self._failed, line))
         runner.busyChanged.connect(self._busy)
         focus.showRequested.connect(self._show)
         focus.presented.connect(self._present)

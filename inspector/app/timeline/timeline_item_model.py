@@ -563,6 +563,11 @@ class TimelineItemModel(QAbstractTableModel):
         """After ``RunFinished`` the run's steps are the record's: refresh every row, and
         rebuild when the visible set changed (late ``cleared`` flags, steps never streamed)."""
         steps = self._run.steps
+        if self._run.resynced == [] and self._known == len(steps):  # every step as streamed
+            if self._rows:  # the record's status may show: repaint, rows unchanged (O(1))
+                last = self.index(len(self._rows) - 1, _COLUMNS - 1)
+                self.dataChanged.emit(self.index(0, 0), last, [])
+            return
         expected = array("q")
         saved = (self._row_of, self._attempts, self._max_latency)
         self._row_of = array("q", [-1]) * (len(steps) + 1)

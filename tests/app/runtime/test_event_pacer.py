@@ -1,0 +1,82 @@
+"""EventPacer: the engine's events reach the window in slices, in order, none lost. A fake
+clock makes each call "take" a fixed time, so the slices are counted, never timed."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from inspector.app.runtime.event_pacer import EventPacer
+
+
+class Clock:
+    """Advances ``step`` seconds each time a paced call runs."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 100.0, step
+
+    def __call__(self) -> float:
+        return self.now
+
+    def call(self, seen: list[int], n: int) -> None:
+        self.now += self.step
+        seen.append(n)
+
+
+def test_calls_run_at_once_while_the_slice_has_time(qtbot: QtBot) -> None:
+    pacer, seen = EventPacer(slice_s=math.inf), []
+    for n in range(1_000):
+        pacer.later(seen.append, n)
+    assert seen == list(range(1_000)) and pacer.pending == 0
+
+
+def test_a_burst_is_cut_into_slices_of_the_slice_time(qtbot: QtBot) -> None:
+    clock = Clock(step=0.004)  # each call 4 ms; slices of 10 ms: 3 calls each
+    pacer, seen = EventPacer(slice_s=0.010, slice_max_s=0.010, clock=clock), []
+    for n in range(10):
+        pacer.later(clock.call, seen, n)
+    assert seen == [0, 1, 2] and pacer.pending == 7  # the rest waits for the next loop turn
+    assert pacer.run_slice() == 3 and seen == list(range(6))
+    qtbot.waitUntil(lambda: pacer.pending == 0)
+    assert seen == list(range(10))  # in order, none lost
+
+
+def test_a_slice_stretches_to_the_loops_other_work_within_the_maximum(qtbot: QtBot) -> None:
+    clock = Clock(step=0.001)
+    pacer, seen = EventPacer(slice_s=0.002, slice_max_s=0.005, clock=clock), []
+    for n in range(100):
+        pacer.later(clock.call, seen, n)
+    pacer._timer.stop()
+    assert pacer.run_slice() == 2  # the first slice from the queue: the minimum
+    clock.now += 0.004  # a repaint took 4 ms: the next slice gets 4 ms of calls
+    assert pacer.run_slice() == 4
+    clock.now += 0.050  # a 50 ms repaint: the slice stops at the maximum
+    assert pacer.run_slice() == 5
+
+
+def test_a_call_that_raises_does_not_stop_the_ones_behind_it(qtbot: QtBot) -> None:
+    clock = Clock(step=0.020)
+    pacer, seen = EventPacer(slice_s=0.010, clock=clock), []
+
+    def boom() -> None:
+        raise RuntimeError("a slot failed")
+
+    pacer.later(clock.call, seen, 0)  # spends the slice: what follows is queued
+    pacer.later(boom)
+    pacer.later(clock.call, seen, 1)
+    with pytest.raises(RuntimeError):
+        pacer.run_slice()
+    assert pacer.pending == 1
+    qtbot.waitUntil(lambda: pacer.pending == 0)
+    assert seen == [0, 1]
+
+
+def test_flush_runs_everything_queued(qtbot: QtBot) -> None:
+    clock = Clock(step=0.020)
+    pacer, seen = EventPacer(slice_s=0.010, clock=clock), []
+    for n in range(5):
+        pacer.later(clock.call, seen, n)
+    pacer.flush()
+    assert seen == list(range(5)) and pacer.pending == 0
