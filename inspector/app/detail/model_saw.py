@@ -13,7 +13,7 @@ import html
 from collections.abc import Sequence
 from typing import overload
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -163,6 +163,14 @@ class ModelSawPane(QWidget):
             self.mode = MESSAGES
         self._show_mode()
 
+    def changeEvent(self, event: QEvent) -> None:
+        """A light/dark palette change re-tints the diff shown, where it was scrolled to."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.shown_diff is not None:
+            scrolled = self.diff.verticalScrollBar().value()
+            fill_tinted(self.diff, signed_lines(self.shown_diff), self.palette())
+            self.diff.verticalScrollBar().setValue(scrolled)
+
     # -- the modes ---------------------------------------------------------------------------
 
     def _toggled(self, button: QToolButton, checked: bool) -> None:
@@ -225,9 +233,14 @@ def new_line(marks: RequestMarks, total: int, dark: bool) -> str:
     )
 
 
+def signed_lines(diff: RequestDiff) -> list[tuple[str, str]]:
+    """The diff's lines with their ``+``/``-`` signs, and their kinds."""
+    return [(_SIGNS[line.kind] + line.text, line.kind) for line in diff.lines]
+
+
 def fill_diff(pane: QPlainTextEdit, diff: RequestDiff) -> None:
     """The diff's lines in ``pane``: ``+``/``-`` signs, added and removed lines tinted."""
-    fill_tinted(pane, [(_SIGNS[line.kind] + line.text, line.kind) for line in diff.lines])
+    fill_tinted(pane, signed_lines(diff))
     first = next((k for k, line in enumerate(diff.lines) if line.kind != "same"), 0)
     pane.verticalScrollBar().setValue(0)
     if first > 3:  # the first change in view, with some context
