@@ -228,6 +228,13 @@ class AttemptsView(QWidget):
         if self._stale and not self._catch_up:  # uncovered (its dock tab raised)
             self._soon()
 
+    def changeEvent(self, event: QEvent) -> None:
+        """A light/dark palette change: the columns and views are rendered again in its
+        colours (each column's binding carries the palette it was rendered in)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._later()
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize and self._fits() != self._per_page:
             self._refresh_if_visible()  # narrower or wider: the selection stays in view
