@@ -203,6 +203,12 @@ class OutcomeHeader(QFrame):
             widget.setVisible(has_answer)
         self._fit_answer()
 
+    def changeEvent(self, event: QEvent) -> None:
+        """A light/dark palette change repaints the tint, strip and badge in its colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._paint_status(self.outcome.status)  # a no-op for its own setPalette calls
+
     # -- internals ------------------------------------------------------------------------
 
     def _cost(self, record: RunRecord) -> Cost:
