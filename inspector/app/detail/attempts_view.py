@@ -41,6 +41,7 @@ from inspector.app.detail.attempt_html import (
 from inspector.app.detail.attempt_index import AttemptIndex
 from inspector.app.detail.chat_bubbles import ChatView
 from inspector.app.theme import is_dark
+from inspector.app.widgets.throttle import Throttle
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import step_kind
@@ -157,10 +158,7 @@ class AttemptsView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(split, 1)
 
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REFRESH_MS)
-        self._timer.timeout.connect(self._refresh_if_visible)
+        self._timer = Throttle(self, REFRESH_MS, self._refresh_if_visible)
         self._stale = False  # something changed while hidden: refresh when shown
         self._catch_up = False  # a refresh is scheduled for the next event-loop turn
         self._views_due = False  # the three views are to render at the next event-loop turn
@@ -209,8 +207,8 @@ class AttemptsView(QWidget):
     def _later(self) -> None:
         if not self.on_screen():  # hidden, or a tab behind another: nobody sees a re-render
             self._stale = True
-        elif not self._timer.isActive():
-            self._timer.start()
+        else:
+            self._timer.poke()
 
     def _refresh_if_visible(self) -> None:
         if self.on_screen():

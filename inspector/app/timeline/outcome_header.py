@@ -13,7 +13,7 @@ import contextlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
-from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.theme import is_dark, mix, status_colour
+from inspector.app.widgets.throttle import Throttle
 from inspector.core.events import Event, RunFinished, StepFinished
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
@@ -80,10 +81,7 @@ class OutcomeHeader(QFrame):
         self._costs: dict[PriceKey, Cost] = {}
         self._expanded = False
         self._painted: tuple[str, bool, str] | None = None
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REDRAW_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer = Throttle(self, REDRAW_MS, self.refresh)
         self._priced.connect(self._on_priced)
         _pricer()
 
@@ -176,8 +174,8 @@ class OutcomeHeader(QFrame):
         if isinstance(event, RunFinished):
             self._timer.stop()
             self.refresh()
-        elif not self._timer.isActive():
-            self._timer.start()
+        else:
+            self._timer.poke()
 
     def copy_answer(self) -> None:
         QGuiApplication.clipboard().setText(self.outcome.answer)
