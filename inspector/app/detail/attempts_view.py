@@ -111,6 +111,19 @@ class AttemptsView(QWidget):
         self._selected: int | None = None  # the selected attempt's position
         self._wanted: int | None = None  # a step selected elsewhere, resolved at the next render
 
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(self._page_bar())
+        layout.addWidget(self._panes(), 1)
+
+        self._timer = Throttle(self, REFRESH_MS, self._refresh_if_visible)
+        self._stale = False  # something changed while hidden: refresh when shown
+        self._catch_up = False  # a refresh is scheduled for the next event-loop turn
+        self._views_due = False  # the three views are to render at the next event-loop turn
+        self.refresh()
+
+    def _page_bar(self) -> QHBoxLayout:
+        """◀ attempts 4–6 of 12 ▶ and, in the room left, the paging keys."""
         self.page = QLabel(self)
         self.page.setObjectName("attemptsPage")
         self.page.setToolTip(PAGE_KEYS)
@@ -133,7 +146,10 @@ class AttemptsView(QWidget):
         bar.addWidget(self.page)
         bar.addWidget(self.later)
         bar.addWidget(keys, 1)  # takes what room is left; said in the page's tooltip too
+        return bar
 
+    def _panes(self) -> QSplitter:
+        """The page's columns and the kept answer above, the three views of the turn below."""
         self._strip = QWidget(self)
         self._strip.installEventFilter(self)  # its resizes: how many columns fit
         self._strip_layout = QHBoxLayout(self._strip)
@@ -153,16 +169,7 @@ class AttemptsView(QWidget):
         split.addWidget(views)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(bar)
-        layout.addWidget(split, 1)
-
-        self._timer = Throttle(self, REFRESH_MS, self._refresh_if_visible)
-        self._stale = False  # something changed while hidden: refresh when shown
-        self._catch_up = False  # a refresh is scheduled for the next event-loop turn
-        self._views_due = False  # the three views are to render at the next event-loop turn
-        self.refresh()
+        return split
 
     # ---- what the window calls -----------------------------------------------------------------
 
