@@ -98,6 +98,12 @@ class OutcomeHeader(QFrame):
         self.facts.setObjectName("outcomeFacts")
         self.facts.setWordWrap(True)
         self.facts.setTextFormat(Qt.TextFormat.PlainText)
+        self._make_answer()
+        self._lay_out()
+        self.refresh()
+
+    def _make_answer(self) -> None:
+        """The answer's label, its wrapped text in a scroll area, Show all and Copy."""
         self.answer_label = QLabel(self)
         self.answer_label.setObjectName("outcomeAnswerLabel")
         self.answer_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -127,8 +133,6 @@ class OutcomeHeader(QFrame):
         for button in (self.show_all, self.copy_button):
             button.setFlat(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self._lay_out()
-        self.refresh()
 
     def _lay_out(self) -> None:
         top = QHBoxLayout()
