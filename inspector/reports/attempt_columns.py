@@ -75,7 +75,7 @@ class KeptColumn:
     error: str = ""  # "ValidationError: ..."
 
 
-ERROR_NOTE = "the validator raised or timed out — not the model's failure"
+ERROR_NOTE = labels.VALIDATOR_ERROR_NOTE
 _VERDICT_ORDER = {"fail": 0, "error": 1, "pass": 2}
 
 

@@ -129,6 +129,8 @@ def verdict_label(verdict: Verdict) -> str:
 
 
 VERDICT_WORDS = {"pass": "passed", "fail": "failed", "error": "validator error"}
+# Said beside an ``error`` verdict wherever it is shown in full (the Attempts tab's columns).
+VALIDATOR_ERROR_NOTE = "the validator raised or timed out — not the model's failure"
 
 
 def verdict_words(verdict: Verdict) -> str:
