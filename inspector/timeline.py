@@ -9,8 +9,14 @@ import json
 from typing import TextIO
 
 from inspector.core.events import Event, RunFinished, RunStarted, StepFinished
-from inspector.core.records import RunRecord, Step, step_kind
-from inspector.reports.labels import forced_markers, outcome, step_note
+from inspector.core.records import VERDICT_MARK, RunRecord, Step, step_kind
+from inspector.reports.labels import (
+    feedback_label,
+    feedback_text,
+    forced_markers,
+    outcome,
+    step_note,
+)
 
 
 def _clip(text: str, width: int) -> str:
@@ -44,9 +50,7 @@ def _what(step: Step) -> str:
 
 def step_line(step: Step) -> str:
     verdicts = " ".join(
-        ("✓ " if v.ok else ("! " if v.status == "error" else "✗ "))
-        + v.validator
-        + ("" if v.ok else f": {_clip(v.reason, 50)}")
+        f"{VERDICT_MARK[v.status]} {v.validator}" + ("" if v.ok else f": {_clip(v.reason, 50)}")
         for v in step.verdicts
     )
     usage = step.response.usage if step.response else None
@@ -119,8 +123,8 @@ class TimelinePrinter:
             for line in captured_lines(step):
                 self._write(line)
             for message in step.feedback:
-                content = message.content or ", ".join(c.name for c in (message.tool_calls or ()))
-                self._write(f"       ↳ feedback ({message.role}): {_clip(content, 90)}")
+                text = _clip(feedback_text(message), 90)
+                self._write(f"       {feedback_label(message.role, text)}")
         elif isinstance(event, RunFinished):
             for line in summary_lines(event.record):
                 self._write(line)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from inspector.core.messages import Message
 from inspector.core.records import RunRecord, Step, Verdict, step_kind
+from inspector.reports import labels
 from inspector.reports.labels import outcome, verdict_label, verdict_words, words
 
 TOOL_STEPS_SHOWN = 12  # an attempt's first tool steps listed in its column
@@ -74,13 +75,13 @@ class KeptColumn:
     error: str = ""  # "ValidationError: ..."
 
 
-ERROR_NOTE = "the validator raised or timed out — not the model's failure"
+ERROR_NOTE = labels.VALIDATOR_ERROR_NOTE
 _VERDICT_ORDER = {"fail": 0, "error": 1, "pass": 2}
 
 
 def calls_text(step: Step) -> str:
-    calls = step.response.tool_calls if step.response else []
-    return ", ".join(f"{c.name}({c.arguments_json()})" for c in calls)
+    """The tool calls the step's answer made (``labels.calls_text``)."""
+    return labels.calls_text(step.response.tool_calls if step.response else ())
 
 
 def verdict_line(verdict: Verdict) -> VerdictLine:
@@ -103,7 +104,7 @@ def verdict_lines(verdicts: Sequence[Verdict]) -> tuple[VerdictLine, ...]:
 
 def feedback_line(message: Message) -> FeedbackLine:
     parts = [message.content] if message.content else []
-    parts.extend(f"{c.name}({c.arguments_json()})" for c in message.tool_calls or ())
+    parts.extend(labels.call_text(c) for c in message.tool_calls or ())
     return FeedbackLine(role=message.role, text="\n".join(parts) or "(no content)")
 
 

@@ -4,6 +4,9 @@ window all spell them from here, so a rename happens once (see docs/architecture
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from inspector.core.messages import Message, ToolCall
 from inspector.core.records import VERDICT_MARK, Forced, Step, Verdict
 from inspector.core.records import step_kind as core_step_kind
 
@@ -99,12 +102,35 @@ def forced_label(forced: Forced | None) -> str:
     return "forced: " + " ".join(labels) if labels else "forced"
 
 
+def call_text(call: ToolCall) -> str:
+    """``lookup_contact({"name": "Sam"})``: a tool call as every view prints it."""
+    return f"{call.name}({call.arguments_json()})"
+
+
+def calls_text(calls: Iterable[ToolCall]) -> str:
+    """``lookup_contact({...}), send_sms({...})``: a step's tool calls on one line."""
+    return ", ".join(call_text(call) for call in calls)
+
+
+def feedback_text(message: Message) -> str:
+    """A feedback message's words: its content, or the names of the calls that carry it (a
+    tool-role feedback's assistant message has no content of its own)."""
+    return message.content or ", ".join(call.name for call in message.tool_calls or ())
+
+
+def feedback_label(role: str, text: str) -> str:
+    """``↳ feedback (user): Plain text only…``: the line under a step, terminal and window."""
+    return f"↳ feedback ({role}): {text}"
+
+
 def verdict_label(verdict: Verdict) -> str:
     """``✓ no_markdown``: a verdict's mark and its validator (a chip's text)."""
     return f"{VERDICT_MARK[verdict.status]} {verdict.validator}"
 
 
 VERDICT_WORDS = {"pass": "passed", "fail": "failed", "error": "validator error"}
+# Said beside an ``error`` verdict wherever it is shown in full (the Attempts tab's columns).
+VALIDATOR_ERROR_NOTE = "the validator raised or timed out — not the model's failure"
 
 
 def verdict_words(verdict: Verdict) -> str:

@@ -27,7 +27,7 @@ def run_title(run: LiveRun) -> str:
             parts.append(f"started {source.started_at[:16].replace('T', ' ')} UTC")
     if record is None:
         parts.append("running…")
-        cap = step_cap(header.policy.max_steps) if header else ""
+        cap = step_cap(header.policy.max_steps) if header and not header.via else ""
         if cap:
             parts.append(cap)
     else:

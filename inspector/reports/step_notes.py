@@ -14,9 +14,9 @@ from typing import Literal, NamedTuple
 
 from inspector.core.live import LiveStep
 from inspector.core.messages import Message
-from inspector.core.records import Verdict
+from inspector.core.records import VERDICT_MARK, Verdict
 from inspector.core.revalidate import Flip
-from inspector.reports.labels import forced_markers
+from inspector.reports.labels import feedback_label, feedback_text, forced_markers
 
 NoteKind = Literal["forced", "fail", "error", "flip", "feedback"]
 NOTE_CHARS = 2_000  # a feedback message longer than this is cut (the step detail has it all)
@@ -67,7 +67,7 @@ def verdict_note(verdict: Verdict) -> Note:
             where = f" ({verdict.location.file}:{verdict.location.line})"
         text = f"! validator error in {verdict.validator}{where}: {reason or 'no message'}"
         return Note("error", f"{text} — the validator broke, not the model's failure")
-    return Note("fail", f"✗ {verdict.validator}: {reason or 'failed'}")
+    return Note("fail", f"{VERDICT_MARK['fail']} {verdict.validator}: {reason or 'failed'}")
 
 
 def flip_note(flip: Flip) -> str:
@@ -82,10 +82,7 @@ def flip_note(flip: Flip) -> str:
 
 def feedback_note(message: Message) -> str:
     """``↳ feedback (user): Plain text only…``, on one line."""
-    content = message.content or ""
-    if not content and message.tool_calls:
-        content = ", ".join(call.name for call in message.tool_calls)
-    return f"↳ feedback ({message.role}): {_one_line(content)}"
+    return feedback_label(message.role, _one_line(feedback_text(message)))
 
 
 def _one_line(text: str) -> str:

@@ -10,7 +10,7 @@ from typing import NamedTuple
 from inspector.core.live import LiveStep
 from inspector.core.records import VERDICT_MARK, Step, Verdict
 from inspector.core.revalidate import Flip
-from inspector.reports.labels import forced_markers
+from inspector.reports.labels import calls_text, forced_markers
 
 __all__ = ["forced_markers"]  # kept here too: the timeline cells' markers
 
@@ -58,7 +58,7 @@ def output_preview(live: LiveStep) -> str:
         if response.refusal:
             return f"refusal: {response.refusal}"
         if response.tool_calls:
-            return ", ".join(f"{c.name}({c.arguments_json()})" for c in response.tool_calls)
+            return calls_text(response.tool_calls)
         if step.status == "empty":
             return "(an empty reply: no text, no tool calls)"
         text = response.text

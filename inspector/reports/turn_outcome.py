@@ -62,7 +62,8 @@ def turn_outcome(run: LiveRun, usage: Usage | None = None, cost: Cost = NOT_PRIC
         return EMPTY
     facts: list[str] = []
     last = run.steps[-1] if run.steps else None
-    policy = header.policy if header is not None else None
+    # A proxied run's policy capped nothing (as for its record, below): no budgets to count.
+    policy = header.policy if header is not None and header.via is None else None
     if last is not None:
         of = f" of {policy.max_attempts}" if policy is not None else ""
         facts.append(f"attempt {last.attempt}{of}")

@@ -136,7 +136,10 @@ class TextReader:
         del row
         if not zipped:
             return str(body)
-        raw = zlib.decompress(body)
+        try:
+            raw = zlib.decompress(body)
+        except (zlib.error, TypeError) as exc:  # a damaged row: one line, as for bad JSON
+            raise ValueError(f"text {digest} cannot be decompressed: {exc}") from None
         del body  # the compressed bytes go before the text is made
         return raw.decode("utf-8", "surrogatepass")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from inspector.core.live import LiveRun
 from inspector.core.records import RunError, Usage
 from inspector.reports.labels import ending
+from inspector.reports.run_text import run_title
 from inspector.reports.turn_outcome import EMPTY, NOT_PRICED, cost_words, turn_outcome
 from tests.helpers.demo_events import demo_run, stored_run
 
@@ -112,3 +113,16 @@ def test_a_proxied_run_has_no_budgets_to_count_against() -> None:
     assert run.record is not None
     run.record = run.record.model_copy(update={"via": "proxy"})
     assert turn_outcome(run).facts[:2] == ("attempt 3", "4 steps")
+
+
+def test_a_proxied_run_streaming_has_no_budgets_either() -> None:
+    events, _ = demo_run("retry-feedback")
+    started = [i for i, e in enumerate(events) if e.kind == "step_started"]
+    proxied = LiveRun()
+    for event in events[: started[2] + 1]:
+        proxied.apply(event)
+    assert proxied.header is not None
+    assert "8 steps max" in run_title(proxied)  # before: a policy run's cap is said
+    proxied.header = proxied.header.model_copy(update={"via": "proxy"})
+    assert turn_outcome(proxied).facts == ("attempt 2", "3 steps")
+    assert "steps max" not in run_title(proxied)

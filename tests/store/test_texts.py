@@ -16,7 +16,7 @@ from inspector.cli import main
 from inspector.core.events import TextDelta
 from inspector.core.messages import ToolCall, assistant
 from inspector.core.records import RawExchange, RunRecord, Verdict
-from inspector.store import Store, StoreError, recorder, texts_migration
+from inspector.store import Store, StoreError, StoreUnusable, recorder, texts_migration
 from inspector.store.schema import SCHEMA_VERSION, current_version
 from inspector.store.texts import TEXT_MIN, ZIP_MIN
 from tests.helpers.scenarios import write_scenario
@@ -235,6 +235,15 @@ def test_a_long_raw_response_is_compressed_and_round_trips(store: Store) -> None
         "SELECT raw_response FROM steps WHERE run_id = ? AND idx = 1", (record.run_id,)
     ).fetchone()[0]
     assert raw.startswith('{"$json":')
+
+
+def test_a_damaged_compressed_text_is_refused_in_one_line(store: Store) -> None:
+    record = big_raw_record()
+    store.save(record)
+    store._conn.execute("UPDATE texts SET body = X'00ff00ff' WHERE zipped = 1")
+    store._conn.commit()
+    with pytest.raises(StoreUnusable, match=r"damaged store: .*cannot be decompressed"):
+        store.load(record.run_id)
 
 
 def test_a_migrated_store_reads_on_a_full_disk(

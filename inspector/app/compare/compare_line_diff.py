@@ -12,12 +12,10 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QFontMetricsF,
     QResizeEvent,
-    QTextBlockFormat,
-    QTextCursor,
 )
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QStyle, QVBoxLayout, QWidget
 
-from inspector.app.widgets.diff_tints import diff_colour
+from inspector.app.widgets.diff_tints import fill_tinted
 from inspector.app.widgets.json_view import monospace_font
 from inspector.reports.compare_lines import DiffKind, LineDiff
 
@@ -166,22 +164,5 @@ class LineDiffView(QWidget):
 
     def _fill(self, pane: QPlainTextEdit, column: int) -> None:
         assert self.diff is not None
-        rows = self.diff.rows
-        pane.setPlainText("\n".join(row[column].text for row in rows))
-        palette = self.palette()
-        formats: dict[DiffKind, QTextBlockFormat] = {}
-        for kind in ("added", "removed", "changed", "filler"):
-            colour = diff_colour(kind, palette)
-            if colour is not None:
-                formats[kind] = QTextBlockFormat()
-                formats[kind].setBackground(colour)
-        cursor = QTextCursor(pane.document())
-        cursor.beginEditBlock()
-        block = pane.document().begin()
-        for row in rows:
-            block_format = formats.get(row[column].kind)
-            if block_format is not None:
-                cursor.setPosition(block.position())
-                cursor.setBlockFormat(block_format)
-            block = block.next()
-        cursor.endEditBlock()
+        lines = [(row[column].text, row[column].kind) for row in self.diff.rows]
+        fill_tinted(pane, lines, self.palette())

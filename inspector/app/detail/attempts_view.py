@@ -41,6 +41,7 @@ from inspector.app.detail.attempt_html import (
 from inspector.app.detail.attempt_index import AttemptIndex
 from inspector.app.detail.chat_bubbles import ChatView
 from inspector.app.theme import is_dark
+from inspector.app.widgets.throttle import Throttle
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 from inspector.core.records import step_kind
@@ -110,6 +111,19 @@ class AttemptsView(QWidget):
         self._selected: int | None = None  # the selected attempt's position
         self._wanted: int | None = None  # a step selected elsewhere, resolved at the next render
 
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(self._page_bar())
+        layout.addWidget(self._panes(), 1)
+
+        self._timer = Throttle(self, REFRESH_MS, self._refresh_if_visible)
+        self._stale = False  # something changed while hidden: refresh when shown
+        self._catch_up = False  # a refresh is scheduled for the next event-loop turn
+        self._views_due = False  # the three views are to render at the next event-loop turn
+        self.refresh()
+
+    def _page_bar(self) -> QHBoxLayout:
+        """◀ attempts 4–6 of 12 ▶ and, in the room left, the paging keys."""
         self.page = QLabel(self)
         self.page.setObjectName("attemptsPage")
         self.page.setToolTip(PAGE_KEYS)
@@ -132,7 +146,10 @@ class AttemptsView(QWidget):
         bar.addWidget(self.page)
         bar.addWidget(self.later)
         bar.addWidget(keys, 1)  # takes what room is left; said in the page's tooltip too
+        return bar
 
+    def _panes(self) -> QSplitter:
+        """The page's columns and the kept answer above, the three views of the turn below."""
         self._strip = QWidget(self)
         self._strip.installEventFilter(self)  # its resizes: how many columns fit
         self._strip_layout = QHBoxLayout(self._strip)
@@ -152,19 +169,7 @@ class AttemptsView(QWidget):
         split.addWidget(views)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(bar)
-        layout.addWidget(split, 1)
-
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REFRESH_MS)
-        self._timer.timeout.connect(self._refresh_if_visible)
-        self._stale = False  # something changed while hidden: refresh when shown
-        self._catch_up = False  # a refresh is scheduled for the next event-loop turn
-        self._views_due = False  # the three views are to render at the next event-loop turn
-        self.refresh()
+        return split
 
     # ---- what the window calls -----------------------------------------------------------------
 
@@ -209,8 +214,8 @@ class AttemptsView(QWidget):
     def _later(self) -> None:
         if not self.on_screen():  # hidden, or a tab behind another: nobody sees a re-render
             self._stale = True
-        elif not self._timer.isActive():
-            self._timer.start()
+        else:
+            self._timer.poke()
 
     def _refresh_if_visible(self) -> None:
         if self.on_screen():
@@ -227,6 +232,13 @@ class AttemptsView(QWidget):
         super().paintEvent(event)
         if self._stale and not self._catch_up:  # uncovered (its dock tab raised)
             self._soon()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A light/dark palette change: the columns and views are rendered again in its
+        colours (each column's binding carries the palette it was rendered in)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._later()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize and self._fits() != self._per_page:

@@ -13,8 +13,8 @@ import html
 from collections.abc import Sequence
 from typing import overload
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextBlockFormat, QTextCursor
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -37,10 +37,11 @@ from inspector.app.detail.chat_bubbles import (
     pre_text,
 )
 from inspector.app.theme import is_dark
-from inspector.app.widgets.diff_tints import diff_colour
+from inspector.app.widgets.diff_tints import fill_tinted
 from inspector.app.widgets.json_view import json_html, monospace_font
 from inspector.core.live import LiveRun
 from inspector.core.records import Step
+from inspector.reports.labels import forced_markers
 from inspector.reports.request_diff import RequestDiff, request_diff
 from inspector.reports.request_marks import (
     FINAL_STEP,
@@ -48,7 +49,6 @@ from inspector.reports.request_marks import (
     previous_attempt_step,
     request_marks,
 )
-from inspector.reports.timeline_cells import forced_markers
 
 MESSAGES, PREVIOUS_CALL, PREVIOUS_ATTEMPT = "messages", "previous call", "previous attempt"
 _SIGNS = {"same": "  ", "added": "+ ", "removed": "- "}
@@ -163,6 +163,14 @@ class ModelSawPane(QWidget):
             self.mode = MESSAGES
         self._show_mode()
 
+    def changeEvent(self, event: QEvent) -> None:
+        """A light/dark palette change re-tints the diff shown, where it was scrolled to."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.shown_diff is not None:
+            scrolled = self.diff.verticalScrollBar().value()
+            fill_tinted(self.diff, signed_lines(self.shown_diff), self.palette())
+            self.diff.verticalScrollBar().setValue(scrolled)
+
     # -- the modes ---------------------------------------------------------------------------
 
     def _toggled(self, button: QToolButton, checked: bool) -> None:
@@ -225,26 +233,14 @@ def new_line(marks: RequestMarks, total: int, dark: bool) -> str:
     )
 
 
+def signed_lines(diff: RequestDiff) -> list[tuple[str, str]]:
+    """The diff's lines with their ``+``/``-`` signs, and their kinds."""
+    return [(_SIGNS[line.kind] + line.text, line.kind) for line in diff.lines]
+
+
 def fill_diff(pane: QPlainTextEdit, diff: RequestDiff) -> None:
     """The diff's lines in ``pane``: ``+``/``-`` signs, added and removed lines tinted."""
-    pane.setPlainText("\n".join(_SIGNS[line.kind] + line.text for line in diff.lines))
-    palette = pane.palette()
-    formats: dict[str, QTextBlockFormat] = {}
-    for kind in ("added", "removed"):
-        colour = diff_colour(kind, palette)
-        if colour is not None:
-            formats[kind] = QTextBlockFormat()
-            formats[kind].setBackground(colour)
-    cursor = QTextCursor(pane.document())
-    cursor.beginEditBlock()
-    block = pane.document().begin()
-    for line in diff.lines:
-        block_format = formats.get(line.kind)
-        if block_format is not None:
-            cursor.setPosition(block.position())
-            cursor.setBlockFormat(block_format)
-        block = block.next()
-    cursor.endEditBlock()
+    fill_tinted(pane, signed_lines(diff))
     first = next((k for k, line in enumerate(diff.lines) if line.kind != "same"), 0)
     pane.verticalScrollBar().setValue(0)
     if first > 3:  # the first change in view, with some context

@@ -38,6 +38,7 @@ from inspector.app.detail.chat_bubbles import (
 from inspector.app.detail.model_saw import ModelSawPane
 from inspector.app.theme import is_dark, status_colour
 from inspector.app.widgets.json_view import JsonView, json_html
+from inspector.app.widgets.throttle import Throttle
 from inspector.core.events import (
     Event,
     FallbackUsed,
@@ -140,10 +141,7 @@ class StepDetail(QWidget):
         layout.addWidget(self.tabs, 1)
         self.title.setContentsMargins(8, 4, 8, 2)
 
-        self._flush_timer = QTimer(self)
-        self._flush_timer.setSingleShot(True)
-        self._flush_timer.setInterval(FLUSH_MS)
-        self._flush_timer.timeout.connect(self._flush)
+        self._flush_timer = Throttle(self, FLUSH_MS, self._flush)
         self._add_shortcuts()
         self._render_title()
         self._render_current()
@@ -170,8 +168,8 @@ class StepDetail(QWidget):
         self._render_title()
         if not soon:
             self._render_current()
-        elif not self._flush_timer.isActive():
-            self._flush_timer.start()
+        else:
+            self._flush_timer.poke()
 
     def _more_messages(self, url: QUrl) -> None:
         if url.toString() == MORE_MESSAGES:
@@ -196,8 +194,7 @@ class StepDetail(QWidget):
                     self._pending_text if isinstance(event, TextDelta) else self._pending_reasoning
                 )
                 pending.append(event.text)
-                if not self._flush_timer.isActive():
-                    self._flush_timer.start()
+                self._flush_timer.poke()
             self._stale.add(RAW)
             return
         if isinstance(event, ToolCallDelta):
@@ -205,8 +202,7 @@ class StepDetail(QWidget):
         else:
             self._stale = set(range(len(TAB_NAMES)))
             self._render_title()
-        if not self._flush_timer.isActive():
-            self._flush_timer.start()
+        self._flush_timer.poke()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)

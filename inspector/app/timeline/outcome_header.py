@@ -13,7 +13,7 @@ import contextlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
-from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.theme import is_dark, mix, status_colour
+from inspector.app.widgets.throttle import Throttle
 from inspector.core.events import Event, RunFinished, StepFinished
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
@@ -80,10 +81,7 @@ class OutcomeHeader(QFrame):
         self._costs: dict[PriceKey, Cost] = {}
         self._expanded = False
         self._painted: tuple[str, bool, str] | None = None
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(REDRAW_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer = Throttle(self, REDRAW_MS, self.refresh)
         self._priced.connect(self._on_priced)
         _pricer()
 
@@ -100,6 +98,12 @@ class OutcomeHeader(QFrame):
         self.facts.setObjectName("outcomeFacts")
         self.facts.setWordWrap(True)
         self.facts.setTextFormat(Qt.TextFormat.PlainText)
+        self._make_answer()
+        self._lay_out()
+        self.refresh()
+
+    def _make_answer(self) -> None:
+        """The answer's label, its wrapped text in a scroll area, Show all and Copy."""
         self.answer_label = QLabel(self)
         self.answer_label.setObjectName("outcomeAnswerLabel")
         self.answer_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -129,8 +133,6 @@ class OutcomeHeader(QFrame):
         for button in (self.show_all, self.copy_button):
             button.setFlat(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self._lay_out()
-        self.refresh()
 
     def _lay_out(self) -> None:
         top = QHBoxLayout()
@@ -176,8 +178,8 @@ class OutcomeHeader(QFrame):
         if isinstance(event, RunFinished):
             self._timer.stop()
             self.refresh()
-        elif not self._timer.isActive():
-            self._timer.start()
+        else:
+            self._timer.poke()
 
     def copy_answer(self) -> None:
         QGuiApplication.clipboard().setText(self.outcome.answer)
@@ -202,6 +204,12 @@ class OutcomeHeader(QFrame):
         for widget in (self.answer_label, self.answer_area, self.copy_button):
             widget.setVisible(has_answer)
         self._fit_answer()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A light/dark palette change repaints the tint, strip and badge in its colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._paint_status(self.outcome.status)  # a no-op for its own setPalette calls
 
     # -- internals ------------------------------------------------------------------------
 

@@ -3,7 +3,10 @@ grey) for a light or dark palette: the compare view's and the step detail's diff
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QPalette
+from collections.abc import Sequence
+
+from PySide6.QtGui import QColor, QPalette, QTextBlockFormat, QTextCursor
+from PySide6.QtWidgets import QPlainTextEdit
 
 from inspector.app.theme import is_dark, mix
 
@@ -23,3 +26,32 @@ def diff_colour(kind: str, palette: QPalette) -> QColor | None:
         )
     colours = DIFF_COLOURS.get(kind)
     return QColor(colours[1 if is_dark(palette) else 0]) if colours else None
+
+
+TINTED_KINDS = ("added", "removed", "changed", "filler")
+
+
+def fill_tinted(
+    pane: QPlainTextEdit, lines: Sequence[tuple[str, str]], palette: QPalette | None = None
+) -> None:
+    """``lines`` (text, kind) in ``pane``, one block each, each block's background its kind's
+    ``diff_colour`` in ``palette`` (the pane's when None; a ``same`` line keeps the pane's own
+    background)."""
+    pane.setPlainText("\n".join(text for text, _ in lines))
+    palette = palette or pane.palette()
+    formats: dict[str, QTextBlockFormat] = {}
+    for kind in TINTED_KINDS:
+        colour = diff_colour(kind, palette)
+        if colour is not None:
+            formats[kind] = QTextBlockFormat()
+            formats[kind].setBackground(colour)
+    cursor = QTextCursor(pane.document())
+    cursor.beginEditBlock()
+    block = pane.document().begin()
+    for _, kind in lines:
+        block_format = formats.get(kind)
+        if block_format is not None:
+            cursor.setPosition(block.position())
+            cursor.setBlockFormat(block_format)
+        block = block.next()
+    cursor.endEditBlock()

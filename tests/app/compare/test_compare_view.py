@@ -26,9 +26,9 @@ from inspector.app.compare.compare_item_model import (
     STEP_ROLE,
     CompareItemModel,
 )
-from inspector.app.compare.compare_line_diff import diff_colour
 from inspector.app.compare.compare_view import CompareView
 from inspector.app.shell.main_window import MainWindow
+from inspector.app.widgets.diff_tints import diff_colour
 from inspector.core.records import RunRecord
 from inspector.reports import compare_lines
 from inspector.reports.compare import StepCell, compare_runs

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QDockWidget
 from pytestqt.qtbot import QtBot
 
 from inspector.app.detail.attempts_view import COLUMN_MIN, AttemptsView, Column
 from inspector.app.shell.main_window import MainWindow
+from inspector.app.theme import is_dark
 from inspector.core.events import RunFinished
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import Verdict
@@ -59,6 +61,21 @@ def test_one_column_per_attempt_with_candidate_verdicts_and_feedback(qtbot: QtBo
     assert "★ Kept answer" in view.kept.title.text()
     assert record.output in view.kept.body.toPlainText()
     assert view.page.text() == "attempts 1–3 of 3"
+
+
+def test_a_dark_palette_renders_the_columns_again_in_its_colours(qtbot: QtBot) -> None:
+    view = make_view(qtbot)
+    show(qtbot, view, stored_run("retry-feedback"))
+    column, kept = view.attempt_columns[1].body, view.kept.body
+    light = (column.toHtml(), kept.toHtml())
+    dark = QPalette(view.palette())
+    dark.setColor(QPalette.ColorRole.Window, QColor("#202020"))
+    dark.setColor(QPalette.ColorRole.Base, QColor("#1e1e1e"))
+    dark.setColor(QPalette.ColorRole.Text, QColor("#e0e0e0"))
+    dark.setColor(QPalette.ColorRole.WindowText, QColor("#e0e0e0"))
+    view.setPalette(dark)
+    assert is_dark(view.palette())
+    qtbot.waitUntil(lambda: column.toHtml() != light[0] and kept.toHtml() != light[1])
 
 
 def test_the_three_views_of_the_turn(qtbot: QtBot) -> None:

@@ -9,9 +9,11 @@ import asyncio
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from pytestqt.qtbot import QtBot
 
 from inspector.app.detail.step_detail import MODEL_SAW, RAW, StepDetail
+from inspector.app.widgets.diff_tints import diff_colour
 from inspector.core.events import StepStarted
 from inspector.core.live import LiveRun
 from tests.helpers.demo_events import demo_run, stored_run
@@ -111,6 +113,17 @@ def test_the_diff_toggles_show_what_the_request_adds(qtbot: QtBot) -> None:
     assert pane.stack.currentWidget() is pane.chat
 
     qtbot.mouseClick(pane.diff_call, Qt.MouseButton.LeftButton)
+    added = next(k for k, line in enumerate(pane.shown_diff.lines) if line.kind == "added")
+    dark = QPalette(pane.palette())  # a light/dark switch re-tints the diff shown
+    dark.setColor(QPalette.ColorRole.Base, QColor("#1e1e1e"))
+    dark.setColor(QPalette.ColorRole.Text, QColor("#e0e0e0"))
+    light_tint = diff_colour("added", pane.palette())
+    pane.setPalette(dark)
+    dark_tint = diff_colour("added", dark)
+    assert dark_tint is not None and dark_tint != light_tint
+    block = pane.diff.document().findBlockByNumber(added)
+    assert block.blockFormat().background().color() == dark_tint
+
     detail.show_step(run, 1)  # no previous call: back to the messages
     assert pane.stack.currentWidget() is pane.chat and not pane.diff_call.isChecked()
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from pytestqt.qtbot import QtBot
 
+from inspector.app.theme import status_colour
 from inspector.app.timeline.timeline_item_model import NOTE_COLUMN, Column, TimelineRole
 from inspector.app.timeline.timeline_view import MIN_OUTPUT, TimelineView
 from inspector.core.live import LiveRun, LiveStep
@@ -45,6 +46,17 @@ def test_a_fallback_runs_header_shows_the_fallback_value(qtbot: QtBot) -> None:
     # The price is looked up off the UI thread; a model the table does not know is unknown.
     qtbot.waitUntil(lambda: "cost unknown" in header.facts.text())
     assert "$0" not in header.facts.text()
+
+
+def test_a_dark_palette_repaints_the_headers_status_colours(qtbot: QtBot) -> None:
+    view = make_view(qtbot, stored_run("invalid-output-fallback"))
+    strip = view.outcome.strip
+    assert strip.palette().color(QPalette.ColorRole.Window) == status_colour("empty", False)
+    dark = QPalette(view.palette())
+    dark.setColor(QPalette.ColorRole.Base, QColor("#1e1e1e"))
+    dark.setColor(QPalette.ColorRole.Text, QColor("#e0e0e0"))
+    view.setPalette(dark)  # as a switch of the application's palette reaches the window
+    assert strip.palette().color(QPalette.ColorRole.Window) == status_colour("empty", True)
 
 
 def test_hiding_cleared_attempts_never_leaves_an_unexplained_blank(qtbot: QtBot) -> None:
