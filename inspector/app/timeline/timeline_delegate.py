@@ -112,7 +112,7 @@ class TimelineDelegate(QStyledItemDelegate):
         )
         if cell is None:
             return
-        if cell.header:
+        if cell.header:  # every cell paints its slice of the header: it spans without a span
             self._paint_header(painter, option, cell)
             return
         column = index.column()
@@ -417,12 +417,19 @@ class TimelineDelegate(QStyledItemDelegate):
     def _paint_header(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
     ) -> None:
-        """An attempt header: spans the row; "Attempt N · k steps", its last status, cleared."""
+        """An attempt header: spans the row; "Attempt N · k steps", its last status, cleared.
+        Each cell of the row paints the whole header clipped to itself (no ``setSpan``)."""
         option = QStyleOptionViewItem(option)
+        view, cell_rect = option.widget, option.rect
+        if isinstance(view, QTableView):  # the row from the first column to the right edge
+            left = view.columnViewportPosition(0)
+            right = max(view.viewport().width(), cell_rect.right() + 1)
+            option.rect = QRect(left, cell_rect.top(), right - left, cell_rect.height())
         # Headers are not selectable (so Up/Down skip them), which Qt paints as disabled.
         option.palette.setCurrentColorGroup(QPalette.ColorGroup.Active)
         palette = option.palette
         painter.save()
+        painter.setClipRect(cell_rect)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         background = mix(
             palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text), 0.07

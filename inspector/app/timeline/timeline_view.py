@@ -13,7 +13,7 @@ feedback) keep the width.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QObject, Signal
 from PySide6.QtGui import QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -100,7 +100,6 @@ class TimelineView(QWidget):
         layout.addWidget(self.table, 1)
 
         self.model.modelReset.connect(self._after_reset)
-        self.model.rowsInserted.connect(self._after_insert)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.horizontalHeader().sectionResized.connect(self._column_resized)
         self.table.installEventFilter(self)
@@ -190,17 +189,9 @@ class TimelineView(QWidget):
     # -- internals --------------------------------------------------------------------------
 
     def _after_reset(self) -> None:
-        self.table.clearSpans()
-        self._span_headers(0, self.model.rowCount() - 1)
+        # No setSpan per attempt header (10,000 attempts: tens of ms, and every span is looked
+        # up again while scrolling): each header cell paints its slice of the row's header.
         self._update_summary()
-
-    def _after_insert(self, parent: QModelIndex, first: int, last: int) -> None:
-        self._span_headers(first, last)
-
-    def _span_headers(self, first: int, last: int) -> None:
-        columns, set_span = len(Column), self.table.setSpan
-        for row in self.model.header_rows(first, last):
-            set_span(row, 0, 1, columns)
 
     def _on_selection(self, selected: QItemSelection, deselected: QItemSelection) -> None:
         if self._reselecting:
