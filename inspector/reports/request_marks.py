@@ -140,11 +140,6 @@ def _failure_marks(failed: Step, seen: Sequence[Message]) -> dict[int, list[Badg
             marks[start + k] = [
                 Badge("feedback", f"FEEDBACK after attempt {attempt} · {message.role}")
             ]
-    response = failed.response
-    judged: set[str] = set()  # the final-answer calls: judged, not run (no result of their own)
-    if failed.internal_tool and response is not None:
-        ran = {r.tool_call_id for r in failed.tool_results}
-        judged = {c.id for c in response.tool_calls if c.id not in ran}
     # The kept answer and its calls' results, just before the feedback.
     kept_at: int | None = None
     position = start - 1
@@ -153,6 +148,13 @@ def _failure_marks(failed: Step, seen: Sequence[Message]) -> dict[int, list[Badg
     if position >= 0 and _is_answer(seen[position], failed) and _is_new(position, failed, seen):
         kept_at = position
         marks[kept_at] = [Badge("kept", f"KEPT · attempt {attempt} (failed)")]
+    if kept_at is None and start == len(seen):
+        return marks  # neither feedback nor a kept answer: nothing to mark (a blind retry)
+    response = failed.response
+    judged: set[str] = set()  # the final-answer calls: judged, not run (no result of their own)
+    if failed.internal_tool and response is not None:
+        ran = {r.tool_call_id for r in failed.tool_results}
+        judged = {c.id for c in response.tool_calls if c.id not in ran}
     synthetic: set[str] = set(judged)  # call ids whose results the loop wrote
     answer_calls = {c.id for c in response.tool_calls} if response is not None else set()
     carriers = [kept_at] if kept_at is not None else []
