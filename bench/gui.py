@@ -41,6 +41,8 @@ from importlib.metadata import version
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# This checkout's inspector, not the installed one (an editable install of another tree).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PySide6.QtCore import (
     QAbstractTableModel,

@@ -46,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# This checkout's inspector, not the installed one (an editable install of another tree).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from editor import Heartbeat  # bench/editor.py (this folder is on sys.path)
 from gui import generated_record  # bench/gui.py
@@ -403,6 +405,7 @@ def write_open_row(path: Path, out: dict[str, Any], quick: bool) -> None:
     lines = [line for line in lines if not line.startswith(stamp)]
     while lines and not lines[-1]:
         lines.pop()
+    lines.append("")  # a paragraph of its own
     lines.append(
         f"{stamp}{' --quick' if quick else ''}`), re-measured {dt.date.today().isoformat()}, "
         f"load average {os.getloadavg()[0]:.1f}."

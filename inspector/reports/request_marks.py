@@ -17,7 +17,8 @@ Where a failed attempt's messages sit is read once, in the request of the step r
 request shows them where it still holds equal messages at those positions. The last step of
 attempt N is found by bisection on the steps' attempt numbers, and each request extends the
 previous one (``common_prefix`` on views of one list costs nothing), so the marks of a step
-cost the same at step 10 and at step 10,000.
+cost the same at step 10 and at step 10,000 of one attempt; over many attempts, a step or a
+bisection bounded by the newer attempt's end per attempt.
 
 The final-step instruction (B2) is split off the system prompt when the step says one was
 appended and the prompt ends with the instruction the policy gives (or, without a policy, with
@@ -63,10 +64,14 @@ class RequestMarks:
         return 0 if self.new_from is None else total - self.new_from
 
 
+def _attempt_of(step: Step) -> int:
+    return step.attempt
+
+
 def last_step_of_attempt(steps: Sequence[Step], attempt: int, before: int) -> Step | None:
     """The last step of ``attempt`` among the steps before 1-based index ``before`` (steps come
     in attempt order: a bisection, not a scan)."""
-    at = bisect_right(steps, attempt, hi=max(0, before - 1), key=lambda s: s.attempt) - 1
+    at = bisect_right(steps, attempt, hi=max(0, before - 1), key=_attempt_of) - 1
     return steps[at] if at >= 0 and steps[at].attempt == attempt else None
 
 
@@ -83,9 +88,18 @@ def request_marks(steps: Sequence[Step], index: int, policy: Policy | None = Non
     badges: dict[int, list[Badge]] = {}
     claimed: set[int] = set()
     # Newest attempt first: a position is the latest failed attempt's when two would match.
+    # Each attempt ends before the next one's last step: the search for it stops there, and
+    # when it is the step right before (one-step attempts) there is nothing to search.
+    hi = max(0, index - 1)  # the attempt looked for ends in steps[:hi]
     for attempt in range(step.attempt - 1, 0, -1):
-        failed = last_step_of_attempt(steps, attempt, index)
-        if failed is None or failed.index >= index:
+        at = hi - 1
+        if at < 0 or steps[at].attempt != attempt:
+            at = bisect_right(steps, attempt, hi=hi, key=_attempt_of) - 1
+        if at < 0 or steps[at].attempt != attempt:
+            continue
+        hi = at
+        failed = steps[at]
+        if failed.index >= index:
             continue
         seen = steps[failed.index].request.messages  # the request right after the failure
         for position, found in _failure_marks(failed, seen).items():
@@ -126,11 +140,6 @@ def _failure_marks(failed: Step, seen: Sequence[Message]) -> dict[int, list[Badg
             marks[start + k] = [
                 Badge("feedback", f"FEEDBACK after attempt {attempt} · {message.role}")
             ]
-    response = failed.response
-    judged: set[str] = set()  # the final-answer calls: judged, not run (no result of their own)
-    if failed.internal_tool and response is not None:
-        ran = {r.tool_call_id for r in failed.tool_results}
-        judged = {c.id for c in response.tool_calls if c.id not in ran}
     # The kept answer and its calls' results, just before the feedback.
     kept_at: int | None = None
     position = start - 1
@@ -139,6 +148,13 @@ def _failure_marks(failed: Step, seen: Sequence[Message]) -> dict[int, list[Badg
     if position >= 0 and _is_answer(seen[position], failed) and _is_new(position, failed, seen):
         kept_at = position
         marks[kept_at] = [Badge("kept", f"KEPT · attempt {attempt} (failed)")]
+    if kept_at is None and start == len(seen):
+        return marks  # neither feedback nor a kept answer: nothing to mark (a blind retry)
+    response = failed.response
+    judged: set[str] = set()  # the final-answer calls: judged, not run (no result of their own)
+    if failed.internal_tool and response is not None:
+        ran = {r.tool_call_id for r in failed.tool_results}
+        judged = {c.id for c in response.tool_calls if c.id not in ran}
     synthetic: set[str] = set(judged)  # call ids whose results the loop wrote
     answer_calls = {c.id for c in response.tool_calls} if response is not None else set()
     carriers = [kept_at] if kept_at is not None else []

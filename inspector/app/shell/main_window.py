@@ -454,8 +454,8 @@ class MainWindow(QMainWindow):
         elif run.header is not None:  # still running, or played back: the tokens this far
             self.status.show_identity(run.header.provider, run.header.model)
             self.status.show_usage(usage_so_far(run))
-        if run.steps:
-            self.timeline.select_last()
+        if run.steps:  # its detail on a later turn: a big run's open is two short stalls
+            self._select_last_soon()
         else:  # nothing to select: the detail must not keep the last run's step
             self.detail.show_step(run, 0)
         self.validators.show_run(run)  # its flips from the last re-validation, if any
@@ -470,15 +470,18 @@ class MainWindow(QMainWindow):
             self.status.show_identity(event.provider, event.model)
             self.status.show_usage(Usage())
         elif event.kind == "step_started" and self.selected_step in (None, event.index - 1):
-            self._following = True  # the detail renders the newest step once per interval
-            try:
-                self.timeline.select_last()  # follow the stream unless the user looks elsewhere
-            finally:
-                self._following = False
+            self._select_last_soon()  # follow the stream unless the user looks elsewhere
         elif event.kind == "step_finished":
             self.status.show_usage(self._tokens.after(run, event.step))
         elif event.kind == "run_finished":
             self.status.show_record(event.record)
+
+    def _select_last_soon(self) -> None:
+        self._following = True  # the detail renders the newest step once per interval
+        try:
+            self.timeline.select_last()
+        finally:
+            self._following = False
 
     def _step_selected(self, index: int) -> None:
         self.selected_step = index

@@ -137,8 +137,9 @@ def tooltip(live: LiveStep, column: int, flips: Sequence[Flip]) -> str | None:
         return "\n".join([*tips, *(flip_line(f) for f in flips)])
     if column == _OUTPUT:
         return output_preview(live) or None
-    if column == _STATUS and live.step is not None and live.step.error:
-        return live.step.error
+    if column == _STATUS:  # its words too: a narrow page shows the dot alone
+        error = live.step.error if live.step is not None else None
+        return f"{words(live.status)}\n{error}" if error else words(live.status)
     if column == _LATENCY and live.step is not None and live.step.ttft_ms is not None:
         return f"time to first token {live.step.ttft_ms:,.0f} ms"
     return None

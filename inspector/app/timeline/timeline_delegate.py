@@ -101,6 +101,7 @@ class TimelineDelegate(QStyledItemDelegate):
         self._fonts: dict[str, tuple[QFont, QFontMetrics]] = {}
         self._note_colours: dict[tuple[str, bool], QColor] = {}
         self.note_column = int(Column.KIND)  # where note rows start (the view moves it)
+        self.status_words = True  # False: the Status column is its dot alone (a narrow page)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         model = index.model()
@@ -111,7 +112,7 @@ class TimelineDelegate(QStyledItemDelegate):
         )
         if cell is None:
             return
-        if cell.header:
+        if cell.header:  # every cell paints its slice of the header: it spans without a span
             self._paint_header(painter, option, cell)
             return
         column = index.column()
@@ -368,13 +369,18 @@ class TimelineDelegate(QStyledItemDelegate):
     def _paint_status(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
     ) -> None:
+        """The status dot, then its words (unless ``status_words`` is off: then the dot alone,
+        centred, the words in the tooltip)."""
         dark = self._palette(option.palette)
         rect = option.rect
         size = 8
-        dot = QRect(rect.left() + 6, rect.center().y() - size // 2 + 1, size, size)
+        left = rect.left() + 6 if self.status_words else rect.center().x() - size // 2 + 1
+        dot = QRect(left, rect.center().y() - size // 2 + 1, size, size)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(status_colour(cell.status, dark))
         painter.drawEllipse(dot)
+        if not self.status_words:
+            return
         painter.setPen(self._text_colour(option))
         painter.setFont(option.font)
         text_rect = rect.adjusted(size + 12, 0, -4, 0)
@@ -411,12 +417,19 @@ class TimelineDelegate(QStyledItemDelegate):
     def _paint_header(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
     ) -> None:
-        """An attempt header: spans the row; "Attempt N · k steps", its last status, cleared."""
+        """An attempt header: spans the row; "Attempt N · k steps", its last status, cleared.
+        Each cell of the row paints the whole header clipped to itself (no ``setSpan``)."""
         option = QStyleOptionViewItem(option)
+        view, cell_rect = option.widget, option.rect
+        if isinstance(view, QTableView):  # the row from the first column to the right edge
+            left = view.columnViewportPosition(0)
+            right = max(view.viewport().width(), cell_rect.right() + 1)
+            option.rect = QRect(left, cell_rect.top(), right - left, cell_rect.height())
         # Headers are not selectable (so Up/Down skip them), which Qt paints as disabled.
         option.palette.setCurrentColorGroup(QPalette.ColorGroup.Active)
         palette = option.palette
         painter.save()
+        painter.setClipRect(cell_rect)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         background = mix(
             palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text), 0.07

@@ -101,6 +101,7 @@ class TimelineItemModel(QAbstractTableModel):
         self._flips: dict[int, list[Flip]] = {}  # step index -> its flips (flipped steps only)
         self._previews = Previews()
         self._notes = StepNotes()
+        self._headers = dict(HEADERS)  # what the column headers say now (``set_header``)
 
     # -- public API -------------------------------------------------------------------------
 
@@ -240,9 +241,20 @@ class TimelineItemModel(QAbstractTableModel):
         orientation: Qt.Orientation,
         role: int = Qt.ItemDataRole.DisplayRole,
     ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[Column(section)] if 0 <= section < _COLUMNS else None
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < _COLUMNS:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._headers[Column(section)]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return HEADERS[Column(section)]
         return None
+
+    def set_header(self, column: Column, text: str | None) -> None:
+        """What ``column``'s header says (None: its name, as in ``HEADERS``)."""
+        text = HEADERS[column] if text is None else text
+        if self._headers[column] != text:
+            self._headers[column] = text
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, column, column)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         # Asked twice per painted cell: module constants, no enum arithmetic here.

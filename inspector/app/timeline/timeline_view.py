@@ -5,14 +5,15 @@ saying what the toggle hides (with a link to show it) whenever it hides somethin
 The shell calls ``show_run`` with a ``LiveRun`` and, while it streams, ``on_event`` after the run
 applied each event. Selecting a row (mouse, Up/Down, ``select_step``) emits ``stepSelected``
 with the 1-based step index. Built for 100,000 rows: fixed row heights, no per-row widgets, no
-column sizing from contents. On a narrow page the In/out, Latency, Kind and then Markers columns
-are dropped (in that order) before Output gets under ``MIN_OUTPUT`` pixels: the answer and the
-note rows (reasons, feedback) keep the width.
+column sizing from contents. On a narrow page the In/out, Latency, Kind, Markers and then Att.
+columns are dropped (in that order), and then Status shows only its dot (its words in the
+tooltip), before Output gets under ``MIN_OUTPUT`` pixels: the answer and the note rows (reasons,
+feedback) keep the width.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QObject, Signal
 from PySide6.QtGui import QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -44,8 +45,10 @@ _WIDTHS = {
     Column.LATENCY: 10,
 }
 MIN_OUTPUT = 220  # px: narrower, and a column of DROPPED goes first
-# In this order; the Markers chips go last (their words are the note rows' and the headers').
-DROPPED = (Column.TOKENS, Column.LATENCY, Column.KIND, Column.MARKERS)
+# In this order; the Markers chips go late (their words are the note rows' and the headers'),
+# Att. last (the attempt header above the step names its attempt).
+DROPPED = (Column.TOKENS, Column.LATENCY, Column.KIND, Column.MARKERS, Column.ATTEMPT)
+STATUS_DOT = 32  # px: the Status column with its dot alone, once every column of DROPPED went
 
 
 class TimelineView(QWidget):
@@ -60,6 +63,7 @@ class TimelineView(QWidget):
         self.delegate = TimelineDelegate(self.table)
         self.table.setItemDelegate(self.delegate)
         self._widths: dict[Column, int] = {}  # of every column but Output, hidden ones too
+        self._fitting = False  # the widths set while fitting are not the user's
         self._reselecting = False
         self._configure_table()
         self.outcome = OutcomeHeader(self)
@@ -96,7 +100,6 @@ class TimelineView(QWidget):
         layout.addWidget(self.table, 1)
 
         self.model.modelReset.connect(self._after_reset)
-        self.model.rowsInserted.connect(self._after_insert)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.horizontalHeader().sectionResized.connect(self._column_resized)
         self.table.installEventFilter(self)
@@ -121,7 +124,7 @@ class TimelineView(QWidget):
         horizontal.setStretchLastSection(False)
         horizontal.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         horizontal.setSectionResizeMode(Column.OUTPUT, QHeaderView.ResizeMode.Stretch)
-        horizontal.setMinimumSectionSize(32)
+        horizontal.setMinimumSectionSize(STATUS_DOT)
         char = table.fontMetrics().averageCharWidth()
         for column, width in _WIDTHS.items():
             self._widths[column] = width * char + 12
@@ -186,17 +189,9 @@ class TimelineView(QWidget):
     # -- internals --------------------------------------------------------------------------
 
     def _after_reset(self) -> None:
-        self.table.clearSpans()
-        self._span_headers(0, self.model.rowCount() - 1)
+        # No setSpan per attempt header (10,000 attempts: tens of ms, and every span is looked
+        # up again while scrolling): each header cell paints its slice of the row's header.
         self._update_summary()
-
-    def _after_insert(self, parent: QModelIndex, first: int, last: int) -> None:
-        self._span_headers(first, last)
-
-    def _span_headers(self, first: int, last: int) -> None:
-        columns, set_span = len(Column), self.table.setSpan
-        for row in self.model.header_rows(first, last):
-            set_span(row, 0, 1, columns)
 
     def _on_selection(self, selected: QItemSelection, deselected: QItemSelection) -> None:
         if self._reselecting:
@@ -222,8 +217,9 @@ class TimelineView(QWidget):
         return super().eventFilter(watched, event)
 
     def _fit_columns(self, width: int) -> None:
-        """Hides In/out, Latency, Kind, Markers in turn while Output would be under ``MIN_OUTPUT``;
-        shows them again when there is room. Note rows start at Kind, else at Status."""
+        """Hides In/out, Latency, Kind, Markers, Att. in turn while Output would be under
+        ``MIN_OUTPUT``, then narrows Status to its dot; undoes it when there is room. Note rows
+        start at Kind, else at Status."""
         table = self.table
         width -= 2 * table.frameWidth()
         bar = table.verticalScrollBar()
@@ -236,11 +232,21 @@ class TimelineView(QWidget):
                 break
             hidden.add(column)
             fixed -= self._widths[column]
-        for column in DROPPED:
-            if table.isColumnHidden(column) != (column in hidden):
-                table.setColumnHidden(column, column in hidden)
-                if column not in hidden:
-                    table.setColumnWidth(column, self._widths[column])
+        dot_only = width - fixed < MIN_OUTPUT and len(hidden) == len(DROPPED)
+        self._fitting = True
+        try:
+            for column in DROPPED:
+                if table.isColumnHidden(column) != (column in hidden):
+                    table.setColumnHidden(column, column in hidden)
+                    if column not in hidden:
+                        table.setColumnWidth(column, self._widths[column])
+            if self.delegate.status_words == dot_only:
+                self.delegate.status_words = not dot_only
+                status = self._widths[Column.STATUS]
+                table.setColumnWidth(Column.STATUS, STATUS_DOT if dot_only else status)
+                self.model.set_header(Column.STATUS, "" if dot_only else None)
+        finally:
+            self._fitting = False
         start = int(Column.STATUS if Column.KIND in hidden else Column.KIND)
         if self.delegate.note_column != start:
             self.delegate.note_column = start
@@ -249,6 +255,8 @@ class TimelineView(QWidget):
     def _column_resized(self, column: int, old: int, new: int) -> None:
         """A width the user set is the one a column comes back with."""
         key = Column(column)
+        if self._fitting or (key == Column.STATUS and not self.delegate.status_words):
+            return
         if key in self._widths and new > 0 and not self.table.isColumnHidden(column):
             self._widths[key] = new
 

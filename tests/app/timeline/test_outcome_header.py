@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from inspector.app.theme import status_colour
 from inspector.app.timeline.timeline_item_model import NOTE_COLUMN, Column, TimelineRole
-from inspector.app.timeline.timeline_view import MIN_OUTPUT, TimelineView
+from inspector.app.timeline.timeline_view import MIN_OUTPUT, STATUS_DOT, TimelineView
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import Verdict
 from tests.helpers.demo_events import demo_run, stored_run
@@ -128,13 +128,38 @@ def test_narrowing_drops_columns_not_the_answer(qtbot: QtBot, width: int) -> Non
     table = view.table
     hidden = [c for c in Column if table.isColumnHidden(c)]
     assert Column.OUTPUT not in hidden
-    order = [Column.TOKENS, Column.LATENCY, Column.KIND, Column.MARKERS]
+    order = [Column.TOKENS, Column.LATENCY, Column.KIND, Column.MARKERS, Column.ATTEMPT]
     assert set(hidden) == set(order[: len(hidden)])  # dropped in this order, nothing else
     if len(hidden) < len(order):  # a column is dropped only while Output is under its minimum
         assert table.columnWidth(Column.OUTPUT) >= MIN_OUTPUT
+        assert view.delegate.status_words  # and Status keeps its words until the last
     assert view.delegate.note_column == (Column.STATUS if Column.KIND in hidden else Column.KIND)
     view.resize(1300, 520)
     qtbot.waitUntil(lambda: not any(table.isColumnHidden(c) for c in Column))
+
+
+def test_the_answer_keeps_its_width_beside_the_default_docks(qtbot: QtBot) -> None:
+    # The centre pane of a 1024x700 window with the default docks is ~440 px wide.
+    view = make_view(qtbot, stored_run("retry-feedback"), 440)
+    table, model = view.table, view.model
+    assert table.columnWidth(Column.OUTPUT) >= MIN_OUTPUT
+    assert table.isColumnHidden(Column.ATTEMPT)  # the attempt header above names it
+    # Status is its dot alone; its words are the tooltip (and the attempt header's chip).
+    assert not view.delegate.status_words
+    assert table.columnWidth(Column.STATUS) == STATUS_DOT
+    assert model.headerData(Column.STATUS, Qt.Orientation.Horizontal) == ""
+    header_tip = model.headerData(
+        Column.STATUS, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole
+    )
+    assert header_tip == "Status"
+    row = model.row_of_step(2)
+    tip = model.index(row, Column.STATUS).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "failed validation"
+    view.resize(1300, 520)  # room again: the words and the column come back as they were
+    qtbot.waitUntil(lambda: view.delegate.status_words)
+    assert not table.isColumnHidden(Column.ATTEMPT)
+    assert model.headerData(Column.STATUS, Qt.Orientation.Horizontal) == "Status"
+    assert table.columnWidth(Column.STATUS) > 100
 
 
 def test_the_header_follows_a_streaming_run_at_most_every_50_ms(qtbot: QtBot) -> None:
