@@ -471,7 +471,7 @@ class MainWindow(QMainWindow):
         elif event.kind == "step_started":  # followed unless the user looks elsewhere
             self.timeline.follow_newest()  # at most every FOLLOW_MS (timeline_view.py)
         elif event.kind == "step_finished":
-            self.status.show_usage(self._tokens.after(run, event.step))
+            self.status.show_usage(self._tokens.after(run, event.step), soon=True)
         elif event.kind == "run_finished":
             self.status.show_record(event.record)
 
