@@ -51,6 +51,13 @@ FOLLOW_MS = 50  # a streaming run is followed (scroll, selection, summary) at mo
 
 class TimelineView(QWidget):
     stepSelected = Signal(int)
+    # following a streaming run: see _init_follow
+    following: bool
+    _summary_wanted: bool
+    _select_wanted: bool
+    _stick: int | None
+    _newest_followed: int
+    _follow_timer: QTimer
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -219,7 +226,7 @@ class TimelineView(QWidget):
     def _init_follow(self) -> None:
         self.following = False  # True while the view selects the newest step by itself
         self._summary_wanted = self._select_wanted = False
-        self._stick: int | None = None  # the scroll bar at the bottom when a follow was wanted
+        self._stick = None  # the scroll bar at the bottom when a follow was wanted
         self._newest_followed = 0  # the newest step at the last follow: selected, it follows
         self._follow_timer = QTimer(self)
         self._follow_timer.setSingleShot(True)
