@@ -88,7 +88,6 @@ class MainWindow(QMainWindow):
         self.runner = runner or TurnRunner(store, parent=self)
         self.focus, self.pacer = RunFocus(self), EventPacer(self)  # the engine's, in slices
         self.selected_step: int | None = None
-        self._following = False  # selecting the newest step of a run streaming in
         self._tokens = RunningUsage()  # of the run streaming in (or played back)
         self.local_model_url: str | None = None  # the running local model's, once known
         self._load_task: asyncio.Task[None] | None = None
@@ -469,24 +468,25 @@ class MainWindow(QMainWindow):
         if event.kind == "run_started":
             self.status.show_identity(event.provider, event.model)
             self.status.show_usage(Usage())
-        elif event.kind == "step_started" and self.selected_step in (None, event.index - 1):
-            self._select_last_soon()  # follow the stream unless the user looks elsewhere
+        elif event.kind == "step_started":  # followed unless the user looks elsewhere
+            self.timeline.follow_newest()  # at most every FOLLOW_MS (timeline_view.py)
         elif event.kind == "step_finished":
-            self.status.show_usage(self._tokens.after(run, event.step))
+            self.status.show_usage(self._tokens.after(run, event.step), soon=True)
         elif event.kind == "run_finished":
             self.status.show_record(event.record)
 
     def _select_last_soon(self) -> None:
-        self._following = True  # the detail renders the newest step once per interval
+        self.timeline.following = True  # the detail renders the newest step once per interval
         try:
             self.timeline.select_last()
         finally:
-            self._following = False
+            self.timeline.following = False
 
     def _step_selected(self, index: int) -> None:
         self.selected_step = index
         if self.shown is not None:
-            self.detail.show_step(self.shown, index, soon=self._following)
+            # the newest step of a run streaming in: the detail renders it once per interval
+            self.detail.show_step(self.shown, index, soon=self.timeline.following)
 
     def _toggle_cleared(self) -> None:
         self.timeline.set_show_cleared(self.show_cleared_action.isChecked())

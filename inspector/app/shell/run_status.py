@@ -45,14 +45,29 @@ class RunStatus:
         self._timer = QTimer(parent)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
+        self._usage = Usage()  # shown at the next write (``soon``)
+        self._usage_timer = QTimer(parent)
+        self._usage_timer.setSingleShot(True)
+        self._usage_timer.setInterval(TICK_MS)
+        self._usage_timer.timeout.connect(self._write_usage)
         self.show_usage(Usage())
 
     def show_identity(self, provider: str, model: str) -> None:
         self.provider.setText(f"Provider: {provider}")
         self.model.setText(f"Model: {model}")
 
-    def show_usage(self, usage: Usage) -> None:
-        self.tokens.setText(tokens_text(usage))
+    def show_usage(self, usage: Usage, soon: bool = False) -> None:
+        """``soon``: within ``TICK_MS``, the last usage winning (a streaming run's steps: a
+        changed label relays the status bar out and repaints the window)."""
+        self._usage = usage
+        if not soon:
+            self._write_usage()
+        elif not self._usage_timer.isActive():
+            self._usage_timer.start()
+
+    def _write_usage(self) -> None:
+        self._usage_timer.stop()
+        self.tokens.setText(tokens_text(self._usage))
 
     def running(self, busy: bool) -> None:
         self.progress.setVisible(busy)

@@ -13,7 +13,7 @@ feedback) keep the width.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QItemSelection, QObject, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QObject, QTimer, Signal
 from PySide6.QtGui import QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -49,10 +49,18 @@ MIN_OUTPUT = 220  # px: narrower, and a column of DROPPED goes first
 # Att. last (the attempt header above the step names its attempt).
 DROPPED = (Column.TOKENS, Column.LATENCY, Column.KIND, Column.MARKERS, Column.ATTEMPT)
 STATUS_DOT = 32  # px: the Status column with its dot alone, once every column of DROPPED went
+FOLLOW_MS = 50  # a streaming run is followed (scroll, selection, summary) at most this often
 
 
 class TimelineView(QWidget):
     stepSelected = Signal(int)
+    # following a streaming run: see _init_follow
+    following: bool
+    _summary_wanted: bool
+    _select_wanted: bool
+    _stick: int | None
+    _newest_followed: int
+    _follow_timer: QTimer
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -104,6 +112,7 @@ class TimelineView(QWidget):
         self.table.horizontalHeader().sectionResized.connect(self._column_resized)
         self.table.installEventFilter(self)
         self.table.viewport().installEventFilter(self)  # a click on a note selects its step
+        self._init_follow()
 
     def _configure_table(self) -> None:
         table = self.table
@@ -137,14 +146,42 @@ class TimelineView(QWidget):
         self.model.show_run(run)
 
     def on_event(self, event: Event) -> None:
-        bar = self.table.verticalScrollBar()
-        following = bar.value() >= bar.maximum()
+        """Applies ``event``; the summary and the scroll to the newest row follow at most every
+        ``FOLLOW_MS`` (a repaint each), at once for ``RunFinished`` and ``AttemptCleared``."""
+        if isinstance(event, StepStarted | RunFinished | AttemptCleared):
+            self._want_follow()  # before the rows grow: whether the view is at the bottom
         self.model.on_event(event)
         self.outcome.on_event(event)
-        if isinstance(event, StepStarted | RunFinished | AttemptCleared):
+        if isinstance(event, RunFinished | AttemptCleared):
+            self.follow_now()
+
+    def follow_newest(self) -> None:
+        """A step started: select the newest step at the next follow, unless the user has
+        selected another step than the newest one by then."""
+        self._select_wanted = True
+        self._want_follow()
+
+    def follow_now(self) -> None:
+        """Does the pending follow now: summary, scroll to the bottom if the view was there
+        and the user did not scroll since, select the newest step if wanted."""
+        self._follow_timer.stop()
+        if self._summary_wanted:
+            self._summary_wanted = False
             self._update_summary()
-            if following:
-                self.table.scrollToBottom()
+        bar, stick = self.table.verticalScrollBar(), self._stick
+        self._stick = None
+        if stick is not None and bar.value() == stick:
+            self.table.scrollToBottom()
+        if self._select_wanted:
+            self._select_wanted = False
+            if self.selected_step() in (0, self._newest_followed):
+                self.following = True
+                try:
+                    self.select_last()
+                finally:
+                    self.following = False
+        steps = self.model.run.steps
+        self._newest_followed = steps[-1].index if steps else 0
 
     def set_flips(self, flips: dict[int, list[Flip]]) -> None:
         """Highlights the steps whose verdicts flipped on re-validation ({} clears them), a
@@ -170,6 +207,7 @@ class TimelineView(QWidget):
         for live in reversed(self.model.run.steps):
             if self.model.row_of_step(live.index) >= 0:
                 self.select_step(live.index)
+                self._newest_followed = live.index
                 return
 
     def set_show_cleared(self, show: bool) -> None:
@@ -187,6 +225,30 @@ class TimelineView(QWidget):
         return self.model.step_at(current.row()) if current.isValid() else 0
 
     # -- internals --------------------------------------------------------------------------
+
+    def _init_follow(self) -> None:
+        self.following = False  # True while the view selects the newest step by itself
+        self._summary_wanted = self._select_wanted = False
+        self._stick = None  # the scroll bar at the bottom when a follow was wanted
+        self._newest_followed = 0  # the newest step at the last follow: selected, it follows
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.setInterval(FOLLOW_MS)
+        self._follow_timer.timeout.connect(self.follow_now)
+        self.model.modelReset.connect(self._drop_follow)  # another run, or the rows rebuilt
+
+    def _want_follow(self) -> None:
+        self._summary_wanted = True
+        if self._stick is None:
+            bar = self.table.verticalScrollBar()
+            if bar.value() >= bar.maximum():
+                self._stick = bar.value()
+        if not self._follow_timer.isActive():
+            self._follow_timer.start()
+
+    def _drop_follow(self) -> None:
+        self._follow_timer.stop()
+        self._stick, self._select_wanted, self._summary_wanted = None, False, False
 
     def _after_reset(self) -> None:
         # No setSpan per attempt header (10,000 attempts: tens of ms, and every span is looked
