@@ -164,7 +164,7 @@ class WindowLayout(QObject):
         self.preferred = dict(DEFAULT_WIDTHS)
         self._unelide_tabs()
         # Once the restored docks are laid out (before, a tab group shows no dock yet).
-        QTimer.singleShot(0, lambda: self._apply_widths(self.fitted(DEFAULT_WIDTHS)))
+        QTimer.singleShot(0, self, lambda: self._apply_widths(self.fitted(DEFAULT_WIDTHS)))
 
     def fitted(self, widths: Mapping[Side, int]) -> dict[Side, int]:
         """``widths``, narrowed in proportion on a small window so that the centre keeps its
@@ -245,12 +245,12 @@ class WindowLayout(QObject):
         kind = event.type()
         if kind == QEvent.Type.Show and not self._shown:
             self._shown = True
-            QTimer.singleShot(0, self._first_shown)  # once the window has its size
+            QTimer.singleShot(0, self, self._first_shown)  # once the window has its size
         elif kind == QEvent.Type.Resize and self._window_width >= 0:
             grew = self.window.width() > self._window_width
             self._window_width = self.window.width()
             if grew:
-                QTimer.singleShot(0, self._grow_back)
+                QTimer.singleShot(0, self, self._grow_back)
         elif kind == QEvent.Type.MouseButtonPress:
             self._pressed = self._widths()
         elif kind == QEvent.Type.MouseButtonRelease:
