@@ -9,7 +9,6 @@ are spelled here and in ``labels.py``, so a test reads them without a display.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -189,13 +188,6 @@ def kept_column(record: RunRecord | None) -> KeptColumn:
     if record.output is not None:
         return KeptColumn("output", record.status, said, "The answer kept.", record.output)
     return KeptColumn("nothing", record.status, said, "No answer was kept.")
-
-
-def value_text(value: Any) -> str:
-    """A kept value or structured candidate as text: strings as they are, the rest as JSON."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
 # ---- paging ---------------------------------------------------------------------------------

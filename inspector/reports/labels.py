@@ -4,7 +4,9 @@ window all spell them from here, so a rename happens once (see docs/architecture
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from typing import Any
 
 from inspector.core.messages import Message, ToolCall
 from inspector.core.records import VERDICT_MARK, Forced, Step, Verdict
@@ -182,3 +184,11 @@ def ending(status: str, termination: str | None, fallback_trigger: str | None = 
     if status == "error" and termination not in ("provider_error", "validator_error"):
         return f"{sentence} Then the turn broke on an error."
     return sentence
+
+
+def value_text(value: Any, indent: int | None = 2) -> str:
+    """A value the user got or a structured candidate as text: strings as they are, the rest
+    as JSON (``indent=None``: on one line)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=indent, ensure_ascii=False, default=str)

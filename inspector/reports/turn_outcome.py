@@ -9,13 +9,12 @@ redrawn every few tens of milliseconds whatever the run's length."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Usage
-from inspector.reports.labels import ending, step_budget, words
+from inspector.reports.labels import ending, step_budget, value_text, words
 
 AnswerKind = Literal["output", "fallback", "error", "none", "running", "empty"]
 ANSWER_CHARS = 200_000  # an answer longer than this is cut (the record keeps it all)
@@ -141,5 +140,4 @@ def cost_words(cost: Cost) -> str:
 
 
 def _text(value: Any, indent: int | None = 2) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, indent=indent, ensure_ascii=False)
-    return text[:ANSWER_CHARS]
+    return value_text(value, indent)[:ANSWER_CHARS]

@@ -13,9 +13,9 @@ from inspector.reports.attempt_columns import (
     kept_column,
     page_label,
     page_start,
-    value_text,
     verdict_lines,
 )
+from inspector.reports.labels import value_text
 from tests.helpers.demo_events import demo_run
 
 
