@@ -14,11 +14,12 @@ Each message of a step's request gets badges from the record, never from its tex
 
 Where a failed attempt's messages sit is read once, in the request of the step right after it
 (the feedback is that request's tail, the kept answer and its results just before it); a later
-request shows them where it still holds equal messages at those positions. The last step of
-attempt N is found by bisection on the steps' attempt numbers, and each request extends the
-previous one (``common_prefix`` on views of one list costs nothing), so the marks of a step
-cost the same at step 10 and at step 10,000 of one attempt; over many attempts, a step or a
-bisection bounded by the newer attempt's end per attempt.
+request shows them where it still holds equal messages at those positions. A ``FailureIndex``
+keeps, per run, the attempts that left something there (and what), each attempt looked at once
+as the steps arrive: a step's marks walk only those attempts (none in a blind retry), and each
+request extends the previous one (``common_prefix`` on views of one list costs nothing), so the
+marks of the last step cost the same after 10 attempts and after 10,000 once the index is built.
+Without an index, ``request_marks`` builds one over the steps before the step asked.
 
 The final-step instruction (B2) is split off the system prompt when the step says one was
 appended and the prompt ends with the instruction the policy gives (or, without a policy, with
@@ -27,14 +28,17 @@ what the previous call's prompt lacks).
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from itertools import compress
+from operator import attrgetter, ne
+from typing import Literal, NamedTuple, Protocol, cast
 
 from inspector.core.messages import Message
 from inspector.core.policy import Policy
-from inspector.core.records import Step
+from inspector.core.records import Step, StepRequest
 from inspector.core.shared_list import common_prefix
 
 BadgeKind = Literal["new", "feedback", "kept", "synthetic"]
@@ -81,28 +85,97 @@ def previous_attempt_step(steps: Sequence[Step], index: int) -> Step | None:
     return last_step_of_attempt(steps, step.attempt - 1, index) if step.attempt > 1 else None
 
 
-def request_marks(steps: Sequence[Step], index: int, policy: Policy | None = None) -> RequestMarks:
-    """The marks of step ``index``'s request (1-based) in ``steps``, the run's steps in order."""
+class Started(Protocol):
+    """A step as it started: its attempt and its request (a ``Step``, a ``LiveStep``)."""
+
+    @property
+    def attempt(self) -> int: ...
+
+    @property
+    def request(self) -> StepRequest: ...
+
+
+class _Left(NamedTuple):
+    """What failed attempt ``failed.attempt`` left in ``seen``, the next step's request."""
+
+    failed: Step
+    seen: Sequence[Message]
+    marks: dict[int, list[Badge]]
+
+
+_attempt = attrgetter("attempt")
+
+
+class FailureIndex:
+    """The failed attempts of one run that left something in the request after them (feedback,
+    a kept answer), with the badges of what they left. ``update`` looks at each attempt once,
+    when the step after its last step has arrived (and its last step is finished): keep one
+    per shown run, and start a new one when its steps are replaced (another run, its record)."""
+
+    def __init__(self) -> None:
+        self._end = 0  # steps[:end] are looked at: the next attempt starts at end
+        self._attempts = array("q")  # attempt numbers of ``_left``, ascending
+        self._left: list[_Left] = []
+        self.visited = 0  # attempts looked at, ever (the tests count them)
+
+    def update(
+        self,
+        steps: Sequence[Step | None],
+        started: Sequence[Started] | None = None,
+        upto: int = -1,
+    ) -> None:
+        """Takes in the attempts ended among the first ``upto`` steps (all when -1) since the
+        last call. ``steps``: each step's final ``Step``, None while pending (a run's
+        ``finals``); ``started``: the same steps as they started, read for their attempt and
+        request (a run's ``LiveStep`` list; default ``steps``)."""
+        # A final Step is a Started too; without ``started``, a None step is never read.
+        begun = cast(Sequence[Started], steps if started is None else started)
+        end = len(begun) if upto < 0 else min(upto, len(begun))
+        start = self._end
+        if end - start < 2:
+            return
+        attempts = list(map(_attempt, begun[start:end]))
+        # The last step of each attempt with a step after it: where the number changes (in C).
+        for offset in compress(range(len(attempts) - 1), map(ne, attempts, attempts[1:])):
+            at = start + offset
+            failed = steps[at]
+            if failed is None or failed.status == "pending":
+                return  # not final yet: looked at on a later call
+            after = steps[at + 1]
+            seen = (begun[at + 1] if after is None else after).request.messages
+            self._end = at + 1
+            self.visited += 1
+            if seen:  # a request ending in a user message not the feedback: nothing left
+                last, feedback = seen[-1], failed.feedback
+                if last.role == "user" and not (feedback and _same(last, feedback[-1])):
+                    continue  # (the usual blind retry; _failure_marks would say {} slower)
+            marks = _failure_marks(failed, seen)
+            if marks:
+                self._attempts.append(failed.attempt)
+                self._left.append(_Left(failed, seen, marks))
+
+    def before(self, attempt: int) -> list[_Left]:
+        """What the attempts before ``attempt`` left, oldest first."""
+        return self._left[: bisect_left(self._attempts, attempt)]
+
+
+def request_marks(
+    steps: Sequence[Step],
+    index: int,
+    policy: Policy | None = None,
+    failures: FailureIndex | None = None,
+) -> RequestMarks:
+    """The marks of step ``index``'s request (1-based) in ``steps``, the run's steps in order;
+    ``failures``: the run's index, brought up to date here (else one is built)."""
     step = steps[index - 1]
     messages = step.request.messages
+    failures = FailureIndex() if failures is None else failures
+    failures.update(steps, upto=index)
     badges: dict[int, list[Badge]] = {}
     claimed: set[int] = set()
     # Newest attempt first: a position is the latest failed attempt's when two would match.
-    # Each attempt ends before the next one's last step: the search for it stops there, and
-    # when it is the step right before (one-step attempts) there is nothing to search.
-    hi = max(0, index - 1)  # the attempt looked for ends in steps[:hi]
-    for attempt in range(step.attempt - 1, 0, -1):
-        at = hi - 1
-        if at < 0 or steps[at].attempt != attempt:
-            at = bisect_right(steps, attempt, hi=hi, key=_attempt_of) - 1
-        if at < 0 or steps[at].attempt != attempt:
-            continue
-        hi = at
-        failed = steps[at]
-        if failed.index >= index:
-            continue
-        seen = steps[failed.index].request.messages  # the request right after the failure
-        for position, found in _failure_marks(failed, seen).items():
+    for _failed, seen, left in reversed(failures.before(step.attempt)):
+        for position, found in left.items():
             if position in claimed or position >= len(messages):
                 continue
             if position < len(seen) and _same(messages[position], seen[position]):

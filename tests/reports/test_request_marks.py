@@ -4,10 +4,13 @@ whether it is new since the previous call."""
 
 from __future__ import annotations
 
+import pytest
+
 from inspector.core.messages import Message, user
-from inspector.core.records import RunRecord
+from inspector.core.records import RunRecord, Step
 from inspector.reports.request_marks import (
     Badge,
+    FailureIndex,
     previous_attempt_step,
     request_marks,
 )
@@ -118,3 +121,63 @@ async def test_an_edited_position_loses_its_badge() -> None:
     assert 4 in badges  # new: the previous call had the feedback there
     assert Badge("feedback", "FEEDBACK after attempt 1 · user") not in badges[4]
     assert isinstance(edited[4], Message)
+
+
+def blind_retry(attempts: int, record: RunRecord) -> list[Step]:
+    """``attempts`` one-step attempts each sending the first request again (no feedback, no
+    kept answer in it: a blind retry), the last one successful."""
+    first = record.steps[0]
+    failed = first.model_copy(update={"status": "failed_validation", "feedback": []})
+    steps = [failed.model_copy(update={"index": n, "attempt": n}) for n in range(1, attempts)]
+    return [*steps, first.model_copy(update={"index": attempts, "attempt": attempts})]
+
+
+@pytest.mark.parametrize("attempts", [10, 2_000])
+async def test_the_last_steps_marks_walk_no_attempt_of_a_blind_retry(attempts: int) -> None:
+    """Marks of the last step after 10 or 2,000 attempts: the index looked at each attempt
+    once, and the marks walk none of them (nothing of theirs is in the request)."""
+    steps = blind_retry(attempts, await demo_record("retry-feedback"))
+    failures = FailureIndex()
+    marks = request_marks(steps, attempts, None, failures)
+    assert failures.visited == attempts - 1
+    assert failures.before(attempts) == []
+    assert marks == request_marks(steps, attempts)  # the same as without a kept index
+    assert marks.new_from == len(steps[-1].request.messages) and not marks.badges
+    request_marks(steps, attempts, None, failures)  # again: no attempt looked at again
+    assert failures.visited == attempts - 1
+
+
+async def test_an_index_kept_across_steps_gives_the_marks_of_a_fresh_one() -> None:
+    records = [
+        await demo_record("retry-feedback"),
+        await demo_record("retry-feedback", 'policy.feedback_role="tool"'),
+        await demo_record("retry-feedback", "policy.feedback_history=latest"),
+        await demo_record("invalid-output-fallback"),
+        await demo_record("empty-final"),
+    ]
+    for record in records:
+        steps = record.steps
+        forward, backward = FailureIndex(), FailureIndex()
+        order = range(1, len(steps) + 1)
+        for index in order:
+            fresh = request_marks(steps, index, record.policy)
+            assert request_marks(steps, index, record.policy, forward) == fresh
+        for index in reversed(order):
+            fresh = request_marks(steps, index, record.policy)
+            assert request_marks(steps, index, record.policy, backward) == fresh
+        attempts = len({s.attempt for s in steps})
+        assert forward.visited == backward.visited == attempts - 1
+        assert len(forward.before(steps[-1].attempt)) == attempts - 1  # each left something
+
+
+async def test_a_pending_attempt_end_is_looked_at_once_final() -> None:
+    """A live run: an attempt whose last step is not final yet (None in the finals) waits."""
+    record = await demo_record("retry-feedback")
+    steps = record.steps
+    finals: list[Step | None] = [*steps[:1], None, *steps[2:]]  # step 2 ends attempt 1
+    failures = FailureIndex()
+    failures.update(finals, steps)
+    assert failures.visited == 0 and failures.before(3) == []
+    failures.update(steps)
+    assert failures.visited == 2
+    assert [left.failed.index for left in failures.before(3)] == [2, 3]

@@ -45,6 +45,7 @@ from inspector.reports.labels import forced_markers
 from inspector.reports.request_diff import RequestDiff, request_diff
 from inspector.reports.request_marks import (
     FINAL_STEP,
+    FailureIndex,
     RequestMarks,
     previous_attempt_step,
     request_marks,
@@ -110,6 +111,8 @@ class ModelSawPane(QWidget):
         self._steps: Sequence[Step] = ()
         self._index = 0
         self._marks = RequestMarks()
+        self._failures = FailureIndex()
+        self._failures_of: tuple[object, object] = ((), None)  # its run's steps and record
         self.shown_diff: RequestDiff | None = None
 
     def _toggle(self, text: str) -> QToolButton:
@@ -140,7 +143,7 @@ class ModelSawPane(QWidget):
         step = steps[index - 1]
         policy = run.record.policy if run.record else run.header.policy if run.header else None
         self._steps, self._index = steps, index
-        self._marks = request_marks(steps, index, policy)
+        self._marks = request_marks(steps, index, policy, self._failures_for(run, steps))
         dark = is_dark(self.palette())
         self.chat.set_body(request_html(step, dark, limit, more_link, self._marks))
         before = previous_attempt_step(steps, index)
@@ -162,6 +165,19 @@ class ModelSawPane(QWidget):
         ):
             self.mode = MESSAGES
         self._show_mode()
+
+    def _failures_for(self, run: LiveRun, steps: RunSteps) -> FailureIndex:
+        """The shown run's ``FailureIndex``, grown as its steps arrive (each attempt looked at
+        once); a new one for another run, or once the run's record replaced its steps."""
+        steps_of, record_of = self._failures_of
+        if steps_of is not run.steps or record_of is not run.record:
+            self._failures = FailureIndex()
+            self._failures_of = (run.steps, run.record)
+        if len(run.finals) == len(run.steps):  # each step's final Step, or None: plain lists
+            self._failures.update(run.finals, run.steps)
+        else:
+            self._failures.update(steps)
+        return self._failures
 
     def changeEvent(self, event: QEvent) -> None:
         """A light/dark palette change re-tints the diff shown, where it was scrolled to."""

@@ -170,3 +170,18 @@ def live_until_step(index: int, demo: str) -> LiveRun:
     live = run.step(index)
     assert live is not None and live.pending and run.record is None
     return run
+
+
+def test_the_runs_failed_attempts_are_looked_at_once_per_run(qtbot: QtBot) -> None:
+    """The pane keeps the shown run's FailureIndex across steps; another run, or the run's
+    record replacing its steps, starts a new one."""
+    detail = make_detail(qtbot)
+    run = stored_run("retry-feedback")  # 3 attempts: 2 ended with a step after them
+    for index in (4, 3, 2, 4):
+        saw(detail, run, index)
+    failures = detail.model_saw_pane._failures
+    assert failures.visited == 2
+    other = stored_run("retry-feedback")
+    assert "KEPT · attempt 2 (failed)" in saw(detail, other, 4)
+    assert detail.model_saw_pane._failures is not failures
+    assert detail.model_saw_pane._failures.visited == 2
