@@ -10,6 +10,8 @@ and fonts."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QHelpEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (
@@ -53,8 +55,13 @@ _ALIGN = (  # by PaintCell.right
     Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
 )
 _VCENTRE = Qt.AlignmentFlag.AlignVCenter
+# The same as plain ints: an enum flag passed to or read from Qt costs a Python enum operation.
+_LIT_BITS = _LIT.value
+_ALIGN_BITS = tuple(flag.value for flag in _ALIGN)
 CHIP_GAP = 4
 CHIP_PAD = 6
+ELIDED_KEPT = 4096  # plain cells' elided texts kept (a few pages' worth)
+_FONT_CHANGES = frozenset((QEvent.Type.FontChange, QEvent.Type.StyleChange))
 
 
 def chip_rects(area: QRect, labels: list[str], metrics: QFontMetrics) -> list[QRect]:
@@ -100,13 +107,25 @@ class TimelineDelegate(QStyledItemDelegate):
         self._track = QColor()
         self._fonts: dict[str, tuple[QFont, QFontMetrics]] = {}
         self._note_colours: dict[tuple[str, bool], QColor] = {}
+        self._elided: dict[tuple[str, int], str] = {}  # (text, width) -> text as painted
         self.note_column = int(Column.KIND)  # where note rows start (the view moves it)
         self.status_words = True  # False: the Status column is its dot alone (a narrow page)
+        if parent is not None:
+            parent.installEventFilter(self)  # its font changes: the elided texts go
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.parent():  # the view, not an editor: the base class's business
+            if event.type() in _FONT_CHANGES:
+                self._elided.clear()
+                self._margin = None
+            return False
+        return super().eventFilter(watched, event)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         model = index.model()
+        column = index.column()
         cell: PaintCell | None = (  # what the cell shows, in one call
-            model.paint_cell(index.row(), index.column())
+            model.paint_cell(index.row(), column)
             if isinstance(model, TimelineItemModel)
             else index.data(TimelineRole.PAINT)
         )
@@ -115,12 +134,12 @@ class TimelineDelegate(QStyledItemDelegate):
         if cell.header:  # every cell paints its slice of the header: it spans without a span
             self._paint_header(painter, option, cell)
             return
-        column = index.column()
         if cell.note:
             self._paint_note(painter, option, cell, column)
             return
-        if not (column in _RICH or cell.flips or cell.cleared or option.state & _LIT):
-            self._paint_text(painter, option, cell.text, _ALIGN[cell.right])  # most cells: fast
+        if not (column in _RICH or cell.flips or cell.cleared or option.state.value & _LIT_BITS):
+            if cell.text:  # most cells: their text, as few calls into Qt as can be
+                self._paint_plain(painter, option, cell.text, _ALIGN_BITS[cell.right])
             if column == _STEP:
                 self._paint_strip(painter, option, cell.status)
             return
@@ -282,6 +301,32 @@ class TimelineDelegate(QStyledItemDelegate):
         if len(text) * metrics.maxWidth() > rect.width():  # it may not fit: elide (text layout)
             text = metrics.elidedText(text, _ELIDE, rect.width())
         painter.drawText(rect, alignment, text)
+
+    def _paint_plain(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        text: str,
+        alignment: int,
+    ) -> None:
+        """``_paint_text`` of a plain cell in five calls into Qt, its flags as ints: the text
+        elided to the width is kept (``ELIDED_KEPT`` texts, dropped when the view's font
+        changes)."""
+        margin = self._margin if self._margin is not None else self._text_margin(option)
+        x, y, width, height = cast(tuple[int, int, int, int], option.rect.getRect())
+        width -= 2 * margin
+        shown = self._elided.get((text, width))
+        if shown is None:
+            metrics = option.fontMetrics
+            shown = text
+            if len(text) * metrics.maxWidth() > width:  # it may not fit: elide (text layout)
+                shown = metrics.elidedText(text, _ELIDE, width)
+            if len(self._elided) >= ELIDED_KEPT:
+                self._elided.clear()
+            self._elided[(text, width)] = shown
+        painter.setPen(option.palette.color(_TEXT))
+        painter.setFont(option.font)
+        painter.drawText(x + margin, y, width, height, alignment, shown)
 
     def _text_margin(self, option: QStyleOptionViewItem) -> int:
         """The style's horizontal text margin in an item view cell (QCommonStyle's rule)."""

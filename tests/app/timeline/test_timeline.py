@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont
 from pytestqt.qtbot import QtBot
 
 from inspector.app.timeline.timeline_item_model import Column, TimelineRole
@@ -259,3 +259,28 @@ def test_the_delegate_reads_one_paint_cell_per_painted_cell(qtbot: QtBot) -> Non
     asked.clear()
     table.viewport().grab()
     assert {role for _, _, role in asked} == {TimelineRole.PAINT}
+
+
+def test_a_plain_cells_elided_text_is_kept_until_the_font_changes(qtbot: QtBot) -> None:
+    """A plain cell's text, elided to its width, is made once and drawn from then on; a new
+    font makes them again (the old ones would be cut at the wrong place)."""
+    from PySide6.QtGui import QFontMetrics
+
+    def as_elided(font: QFont) -> dict[tuple[str, int], str]:
+        metrics = QFontMetrics(font)
+        elide = Qt.TextElideMode.ElideRight
+        return {(text, width): metrics.elidedText(text, elide, width) for text, width in kept}
+
+    view = make_view(qtbot, stored_run("retry-feedback"))
+    view.table.viewport().grab()
+    kept = view.delegate._elided
+    output = view.model.paint_cell(1, Column.OUTPUT)
+    assert output is not None and any(text == output.text for text, _ in kept)
+    assert kept == as_elided(view.table.font())
+    font = view.table.font()
+    font.setPointSizeF(font.pointSizeF() * 3)
+    view.table.setFont(font)
+    assert kept == {}  # the view's font changed: made again at the next paint
+    view.table.viewport().grab()
+    assert kept and kept == as_elided(font)
+    assert any(shown.endswith("…") for shown in kept.values())
