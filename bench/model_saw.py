@@ -17,8 +17,15 @@ grows with the history: about a second at 1,000 steps, one batch there).
 
 Goal: flat — each 10,000-step figure within 1.5x of the 100-step one; the diff well under 1 ms.
 
+Many attempts: a blind retry of A one-step attempts (every request the first one again, as
+``feedback_history = "none"`` sends), A = 10, 1,000 and 10,000: ``request_marks`` of the last
+step with the run's ``FailureIndex`` kept (what the Model saw pane does), the index built once
+over the run (each attempt looked at once: what the pane pays the first time it shows a step
+of the run), and, as the peer, ``request_marks`` without a kept index (it builds one). Goal:
+the marks with the index kept flat (10,000 attempts within 1.5x of 10).
+
 Usage: ``python bench/model_saw.py [--write bench/RESULTS.md] [--quick]`` (``--quick``: 100 and
-1,000 steps).
+1,000 steps, 10 and 1,000 attempts).
 """
 
 from __future__ import annotations
@@ -51,11 +58,13 @@ from inspector.core.records import (
 from inspector.core.requests import build_request
 from inspector.reports.compare_lines import diff_requests
 from inspector.reports.request_diff import request_diff
-from inspector.reports.request_marks import request_marks
+from inspector.reports.request_marks import FailureIndex, request_marks
 
 SECTION = "## Model saw: marks and diff over long turns (bench/model_saw.py)"
 LENGTHS = (100, 1000, 10_000)
 QUICK_LENGTHS = (100, 1000)
+ATTEMPTS = (10, 1000, 10_000)
+QUICK_ATTEMPTS = (10, 1000)
 PEER_UP_TO = 1000
 GOAL = 1.5
 
@@ -132,6 +141,57 @@ async def composed(n: int) -> RunRecord:
     )
 
 
+def blind_retry(attempts: int) -> list[Step]:
+    """``attempts`` one-step attempts, each sending the first request again (no feedback and
+    no kept answer in it), the last one accepted."""
+    request = StepRequest(system="You write SMS.", messages=[user("Tell Sam the meeting moved.")])
+    verdicts = [Verdict.failed("max_length", "too long", "Shorter.")]
+    failed = Step(
+        index=1,
+        attempt=1,
+        status="failed_validation",
+        request=request,
+        response=StepResponse(text="Sam, the meeting moved to 3pm today; please confirm."),
+        verdicts=verdicts,
+    )
+    steps = [failed.model_copy(update={"index": n, "attempt": n}) for n in range(1, attempts)]
+    last = Step(
+        index=attempts,
+        attempt=attempts,
+        status="success",
+        request=request,
+        response=StepResponse(text="Meeting moved to 3pm."),
+    )
+    return [*steps, last]
+
+
+def measure_attempts(counts: tuple[int, ...]) -> list[dict[str, float]]:
+    """Per attempt count: µs of the last step's marks with the index kept, of building the
+    index once, and of the marks without a kept index (the peer)."""
+    runs = [blind_retry(n) for n in counts]
+    kept = []
+    for steps in runs:
+        index = FailureIndex()
+        marks = request_marks(steps, len(steps), None, index)
+        assert index.visited == len(steps) - 1 and not marks.badges
+        kept.append(index)
+    rows: list[dict[str, float]] = [{"attempts": n} for n in counts]
+    timed = {
+        "marks_kept": [
+            lambda s=steps, i=index: request_marks(s, len(s), None, i)
+            for steps, index in zip(runs, kept, strict=True)
+        ],
+        "index_once": [lambda s=steps: FailureIndex().update(s) for steps in runs],
+        "peer": [lambda s=steps: request_marks(s, len(s)) for steps in runs],
+    }
+    for key, calls in timed.items():
+        for row, took in zip(rows, interleaved_us(calls), strict=True):  # type: ignore[arg-type]
+            row[key] = took
+    for row in rows:
+        print(row, flush=True)
+    return rows
+
+
 def interleaved_us(calls: list[Callable[[], object]], batches: int = 7) -> list[float]:
     """Microseconds per call of each of ``calls``: the best of ``batches`` batches (about
     20 ms each), the calls' batches taken in turn, so a shared machine's load falls on all
@@ -182,7 +242,7 @@ def case(n: int, record: RunRecord) -> dict[str, object]:
     }
 
 
-def section(rows: list[dict[str, object]]) -> str:
+def section(rows: list[dict[str, object]], attempt_rows: list[dict[str, float]]) -> str:
     load = os.getloadavg()
     lines = [
         SECTION,
@@ -227,6 +287,29 @@ def section(rows: list[dict[str, object]]) -> str:
     slowest = max(float(r["diff"]) for r in rows)  # type: ignore[arg-type]
     verdict = "PASS" if slowest < 1000 else "FAIL"
     lines.append(f"- {verdict}: the diff under 1 ms at every length (slowest {slowest:.0f} µs)")
+    lines += [
+        "",
+        "A blind retry of A one-step attempts (each request the first one again): µs of "
+        "the last step's marks with the run's `FailureIndex` kept (the Model saw pane keeps "
+        "one per run), of building that index once (each attempt looked at once), and, the "
+        "peer, of the marks without a kept index.",
+        "",
+        "| attempts | marks, last step, index kept | index built once | peer: marks, no index |",
+        "|---:|---:|---:|---:|",
+    ]
+    for counted in attempt_rows:
+        lines.append(
+            f"| {counted['attempts']:,.0f} | {counted['marks_kept']:.1f} | "
+            f"{counted['index_once']:,.0f} | {counted['peer']:,.0f} |"
+        )
+    first_a, last_a = attempt_rows[0], attempt_rows[-1]
+    ratio = last_a["marks_kept"] / first_a["marks_kept"]
+    verdict = "PASS" if ratio <= GOAL else "FAIL"
+    lines += [
+        "",
+        f"- {verdict}: marks, last step, index kept, flat: {last_a['attempts']:,.0f} attempts "
+        f"{ratio:.2f}x of {first_a['attempts']:,.0f} (goal ≤ {GOAL}x)",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -236,7 +319,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="100 and 1,000 steps only")
     args = parser.parse_args()
     rows = measure(QUICK_LENGTHS if args.quick else LENGTHS)
-    text = section(rows)
+    attempt_rows = measure_attempts(QUICK_ATTEMPTS if args.quick else ATTEMPTS)
+    text = section(rows, attempt_rows)
     print(text)
     if args.write:
         write_section(args.write, SECTION, text)

@@ -32,8 +32,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import attrgetter, ne
+from operator import attrgetter
 from typing import Literal, NamedTuple, Protocol, cast
 
 from inspector.core.messages import Message
@@ -131,13 +130,17 @@ class FailureIndex:
         # A final Step is a Started too; without ``started``, a None step is never read.
         begun = cast(Sequence[Started], steps if started is None else started)
         end = len(begun) if upto < 0 else min(upto, len(begun))
-        start = self._end
-        if end - start < 2:
-            return
-        attempts = list(map(_attempt, begun[start:end]))
-        # The last step of each attempt with a step after it: where the number changes (in C).
-        for offset in compress(range(len(attempts) - 1), map(ne, attempts, attempts[1:])):
-            at = start + offset
+        at = self._end - 1  # the last step of the attempt looked at last
+        while end - at > 2:
+            # The next attempt's last step: the next one (one-step attempts), else a bisection
+            # (an attempt of 100,000 steps costs one); looked at once there is a step after it.
+            first = at + 1
+            number = begun[first].attempt
+            at = first
+            if begun[first + 1].attempt == number:
+                at = bisect_right(begun, number, first, end, key=_attempt) - 1
+                if at == end - 1:
+                    return
             failed = steps[at]
             if failed is None or failed.status == "pending":
                 return  # not final yet: looked at on a later call

@@ -181,3 +181,27 @@ async def test_a_pending_attempt_end_is_looked_at_once_final() -> None:
     failures.update(steps)
     assert failures.visited == 2
     assert [left.failed.index for left in failures.before(3)] == [2, 3]
+
+
+async def test_a_long_attempt_is_found_by_bisection_not_read_step_by_step() -> None:
+    """The end of a 5,000-step attempt is found reading a handful of steps (a bisection)."""
+    from collections.abc import Sequence
+
+    record = await demo_record("retry-feedback")
+    work = record.steps[0]
+    steps = [work.model_copy(update={"index": n}) for n in range(1, 5_001)]
+    steps.append(record.steps[2].model_copy(update={"index": 5_001, "attempt": 2}))
+
+    class Counted(Sequence[Step]):
+        reads = 0
+
+        def __len__(self) -> int:
+            return len(steps)
+
+        def __getitem__(self, i: int) -> Step:  # type: ignore[override]
+            Counted.reads += 1
+            return steps[i]
+
+    failures = FailureIndex()
+    failures.update(Counted())
+    assert failures.visited == 1 and Counted.reads < 40
