@@ -57,6 +57,7 @@ _ALIGN = (  # by PaintCell.right
 _VCENTRE = Qt.AlignmentFlag.AlignVCenter
 # The same as plain ints: an enum flag passed to or read from Qt costs a Python enum operation.
 _LIT_BITS = _LIT.value
+_SELECTED_BITS = QStyle.StateFlag.State_Selected.value
 _ALIGN_BITS = tuple(flag.value for flag in _ALIGN)
 CHIP_GAP = 4
 CHIP_PAD = 6
@@ -108,6 +109,8 @@ class TimelineDelegate(QStyledItemDelegate):
         self._fonts: dict[str, tuple[QFont, QFontMetrics]] = {}
         self._note_colours: dict[tuple[str, bool], QColor] = {}
         self._elided: dict[tuple[str, int], str] = {}  # (text, width) -> text as painted
+        # (chip font key, cell width, height, *labels) -> each chip's place in the cell, label
+        self._chip_layouts: dict[tuple[object, ...], list[tuple[QRect, str]]] = {}
         self.note_column = int(Column.KIND)  # where note rows start (the view moves it)
         self.status_words = True  # False: the Status column is its dot alone (a narrow page)
         if parent is not None:
@@ -137,7 +140,8 @@ class TimelineDelegate(QStyledItemDelegate):
         if cell.note:
             self._paint_note(painter, option, cell, column)
             return
-        if not (column in _RICH or cell.flips or cell.cleared or option.state.value & _LIT_BITS):
+        lit = option.state.value & _LIT_BITS  # selected or hovered
+        if not (column in _RICH or cell.flips or cell.cleared or lit):
             if cell.text:  # most cells: their text, as few calls into Qt as can be
                 self._paint_plain(painter, option, cell.text, _ALIGN_BITS[cell.right])
             if column == _STEP:
@@ -150,7 +154,7 @@ class TimelineDelegate(QStyledItemDelegate):
         if cell.cleared:
             painter.setOpacity(CLEARED_OPACITY)
         if column in _RICH:
-            if option.state & _LIT:  # a plain cell has no background of its own to draw
+            if lit:  # a plain cell has no background of its own to draw
                 self._paint_item(painter, option, "", _ALIGN[cell.right])
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             if column == _STATUS:
@@ -171,7 +175,7 @@ class TimelineDelegate(QStyledItemDelegate):
                 self._paint_chips(painter, option, labels, statuses)
             else:
                 self._paint_latency(painter, option, cell)
-        elif option.state & _LIT:  # selected or hovered: the style's highlight and text
+        elif lit:  # selected or hovered: the style's highlight and text
             self._paint_item(painter, option, cell.text, _ALIGN[cell.right])
         else:  # a dimmed or flipped cell: its text, as the style lays it out
             self._paint_text(painter, option, cell.text, _ALIGN[cell.right])
@@ -315,6 +319,13 @@ class TimelineDelegate(QStyledItemDelegate):
         margin = self._margin if self._margin is not None else self._text_margin(option)
         x, y, width, height = cast(tuple[int, int, int, int], option.rect.getRect())
         width -= 2 * margin
+        shown = self._elided.get((text, width)) or self._elide(option, text, width)
+        painter.setPen(option.palette.color(_TEXT))
+        painter.setFont(option.font)
+        painter.drawText(x + margin, y, width, height, alignment, shown)
+
+    def _elide(self, option: QStyleOptionViewItem, text: str, width: int) -> str:
+        """``text`` elided to ``width`` in the view's font, kept for the next paint."""
         shown = self._elided.get((text, width))
         if shown is None:
             metrics = option.fontMetrics
@@ -324,9 +335,7 @@ class TimelineDelegate(QStyledItemDelegate):
             if len(self._elided) >= ELIDED_KEPT:
                 self._elided.clear()
             self._elided[(text, width)] = shown
-        painter.setPen(option.palette.color(_TEXT))
-        painter.setFont(option.font)
-        painter.drawText(x + margin, y, width, height, alignment, shown)
+        return shown
 
     def _text_margin(self, option: QStyleOptionViewItem) -> int:
         """The style's horizontal text margin in an item view cell (QCommonStyle's rule)."""
@@ -340,7 +349,7 @@ class TimelineDelegate(QStyledItemDelegate):
     def _text_colour(self, option: QStyleOptionViewItem) -> QColor:
         role = (
             QPalette.ColorRole.HighlightedText
-            if option.state & QStyle.StateFlag.State_Selected
+            if option.state.value & _SELECTED_BITS
             else QPalette.ColorRole.Text
         )
         return option.palette.color(role)
@@ -395,9 +404,20 @@ class TimelineDelegate(QStyledItemDelegate):
         palette = option.palette
         font, metrics = self._chip_font_metrics(option)
         painter.setFont(font)
-        rects = chip_rects(option.rect, labels, metrics)
-        for rect, label, status in zip(rects, labels, statuses, strict=False):
-            label = metrics.elidedText(label, _ELIDE, rect.width() - CHIP_PAD)
+        x, y, width, height = cast(tuple[int, int, int, int], option.rect.getRect())
+        key = (font.key(), width, height, *labels)
+        laid = self._chip_layouts.get(key)
+        if laid is None:  # where each chip goes and its label elided, kept by labels and size
+            rects = chip_rects(QRect(0, 0, width, height), labels, metrics)
+            laid = [
+                (rect, metrics.elidedText(label, _ELIDE, rect.width() - CHIP_PAD))
+                for rect, label in zip(rects, labels, strict=False)
+            ]
+            if len(self._chip_layouts) >= ELIDED_KEPT:
+                self._chip_layouts.clear()
+            self._chip_layouts[key] = laid
+        rects = [rect.translated(x, y) for rect, _ in laid]
+        for rect, (_, label), status in zip(rects, laid, statuses, strict=False):
             pen, fill, text = self._chip_colour(status, palette)
             painter.setPen(pen)
             painter.setBrush(fill)
@@ -429,8 +449,7 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.setPen(self._text_colour(option))
         painter.setFont(option.font)
         text_rect = rect.adjusted(size + 12, 0, -4, 0)
-        text = option.fontMetrics.elidedText(cell.text, _ELIDE, text_rect.width())
-        painter.drawText(text_rect, _VCENTRE, text)
+        painter.drawText(text_rect, _VCENTRE, self._elide(option, cell.text, text_rect.width()))
 
     def _paint_latency(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
