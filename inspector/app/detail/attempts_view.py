@@ -48,6 +48,10 @@ from inspector.core.records import step_kind
 from inspector.reports.attempt_columns import attempt_column, kept_column, page_label, page_start
 
 REFRESH_MS = 100
+# A render "at the next event-loop turn": a 1 ms timer, not 0 — Qt 6 posts a 0 ms single shot
+# as an event, delivered before any timer is due, so the turn that posted it, the render and
+# the render after it would hold the loop as one pause.
+NEXT_TURN_MS = 1
 COLUMN_MIN = 160  # px: a page holds as many attempt columns as fit at this width, kept included
 COLUMN_SPACING = 6
 STREAMED_ATTEMPTS = 20  # attempts whose candidates the "streaming UI showed" view lists
@@ -253,7 +257,7 @@ class AttemptsView(QWidget):
             self._catch_up = False
             self._refresh_if_visible()
 
-        QTimer.singleShot(0, self, refresh)
+        QTimer.singleShot(NEXT_TURN_MS, self, refresh)
 
     @property
     def attempt_columns(self) -> list[Column]:
@@ -281,7 +285,7 @@ class AttemptsView(QWidget):
         self.kept.body.set_body(kept_html(kept_column(self._run.record), is_dark(self.palette())))
         if not self._views_due:  # the three views in the next event-loop turn: two short
             self._views_due = True  # pauses rather than one long one
-            QTimer.singleShot(0, self, self._render_views)
+            QTimer.singleShot(NEXT_TURN_MS, self, self._render_views)
 
     def _render_views(self) -> None:
         self._views_due = False
