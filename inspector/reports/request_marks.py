@@ -130,32 +130,42 @@ class FailureIndex:
         # A final Step is a Started too; without ``started``, a None step is never read.
         begun = cast(Sequence[Started], steps if started is None else started)
         end = len(begun) if upto < 0 else min(upto, len(begun))
-        at = self._end - 1  # the last step of the attempt looked at last
-        while end - at > 2:
-            # The next attempt's last step: the next one (one-step attempts), else a bisection
-            # (an attempt of 100,000 steps costs one); looked at once there is a step after it.
-            first = at + 1
-            number = begun[first].attempt
-            at = first
-            if begun[first + 1].attempt == number:
-                at = bisect_right(begun, number, first, end, key=_attempt) - 1
-                if at == end - 1:
-                    return
-            failed = steps[at]
-            if failed is None or failed.status == "pending":
-                return  # not final yet: looked at on a later call
-            after = steps[at + 1]
-            seen = (begun[at + 1] if after is None else after).request.messages
-            self._end = at + 1
-            self.visited += 1
-            if seen:  # a request ending in a user message not the feedback: nothing left
-                last, feedback = seen[-1], failed.feedback
-                if last.role == "user" and not (feedback and _same(last, feedback[-1])):
-                    continue  # (the usual blind retry; _failure_marks would say {} slower)
-            marks = _failure_marks(failed, seen)
-            if marks:
-                self._attempts.append(failed.attempt)
-                self._left.append(_Left(failed, seen, marks))
+        done = self._end  # steps[:done] are looked at (locals in the loop: ~1 µs an attempt)
+        looked, attempts, left = 0, self._attempts, self._left
+        try:
+            while end - done > 1:
+                # The next attempt's last step: the next one (one-step attempts), else a
+                # bisection (an attempt of 100,000 steps costs one); looked at once there is a
+                # step after it.
+                number = begun[done].attempt
+                at = done
+                if begun[done + 1].attempt == number:
+                    at = bisect_right(begun, number, done, end, key=_attempt) - 1
+                    if at == end - 1:
+                        return
+                failed = steps[at]
+                if failed is None or failed.status == "pending":
+                    return  # not final yet: looked at on a later call
+                after = steps[at + 1]
+                seen = (begun[at + 1] if after is None else after).request.messages
+                done = at + 1
+                looked += 1
+                try:  # a request ending in a user message not the feedback: nothing left
+                    last = seen[-1]
+                except IndexError:
+                    pass
+                else:
+                    if last.role == "user":
+                        feedback = failed.feedback
+                        if not (feedback and _same(last, feedback[-1])):
+                            continue  # the usual blind retry (_failure_marks: {}, slower)
+                marks = _failure_marks(failed, seen)
+                if marks:
+                    attempts.append(failed.attempt)
+                    left.append(_Left(failed, seen, marks))
+        finally:
+            self._end = done
+            self.visited += looked
 
     def before(self, attempt: int) -> list[_Left]:
         """What the attempts before ``attempt`` left, oldest first."""
