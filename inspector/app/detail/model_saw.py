@@ -128,6 +128,7 @@ class ModelSawPane(QWidget):
 
     def clear(self, text: str) -> None:
         self._steps, self._index = (), 0
+        self._failures, self._failures_of = FailureIndex(), ((), None)  # the run's, let go
         self.summary.setText("")
         self.summary.hide()
         for button in (self.diff_call, self.diff_attempt):
