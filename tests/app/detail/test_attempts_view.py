@@ -380,3 +380,28 @@ def test_the_index_against_a_plain_walk_whatever_the_budget() -> None:
         assert [s.tool_count for s in spans] == [c.tool_count for c in groups]
         assert [len(s.candidates) for s in spans] == [0, 1, 0, 0, 1]
         assert index.position_of(5) == 2 and index.position_of(4) is None
+
+
+def test_the_render_after_show_run_lets_due_timers_run_first(qtbot: QtBot) -> None:
+    """``show_run`` renders at the next event-loop turn, timers included: a timer due before
+    it runs first (a 0 ms single shot was an event, delivered before every due timer: the
+    window's ``_show``, the page and the views held the loop as one pause)."""
+    from PySide6.QtCore import QTimer
+
+    view = make_view(qtbot)
+    order: list[str] = []
+    refresh = view.refresh
+
+    def counted() -> None:
+        order.append("render")
+        refresh()
+
+    view.refresh = counted  # type: ignore[method-assign]
+    due = QTimer()
+    due.setSingleShot(True)
+    due.setInterval(0)
+    due.timeout.connect(lambda: order.append("timer"))
+    due.start()
+    view.show_run(stored_run("retry-feedback"))
+    qtbot.waitUntil(lambda: "render" in order and "timer" in order)
+    assert order[:2] == ["timer", "render"]
