@@ -281,11 +281,13 @@ def _validated_bodies(bodies: list[str | None]) -> list[Step | None]:
     """Each stored step body validated as a ``Step`` straight from its JSON, ``BATCH`` at a
     time; ``None`` where it cannot be (a pending row, large texts to resolve first)."""
     out: list[Step | None] = [None] * len(bodies)
-    plain = [n for n, b in enumerate(bodies) if b is not None and b.endswith("}") and not marked(b)]
+    plain = [
+        (n, b) for n, b in enumerate(bodies) if b is not None and b.endswith("}") and not marked(b)
+    ]
     for at in range(0, len(plain), BATCH):
         chunk = plain[at : at + BATCH]
-        joined = "[" + ",".join([bodies[n][:-1] + _STAND_IN for n in chunk]) + "]"  # type: ignore[index]
-        for n, step in zip(chunk, _STEPS.validate_json(joined), strict=True):
+        joined = "[" + ",".join([body[:-1] + _STAND_IN for _, body in chunk]) + "]"
+        for (n, _), step in zip(chunk, _STEPS.validate_json(joined), strict=True):
             out[n] = step
     return out
 
