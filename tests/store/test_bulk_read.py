@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.core.messages import user
+from inspector.core.messages import ToolCall, user
 from inspector.core.records import RunRecord, Step, Verdict
 from inspector.store import Store, StoreUnusable, reader
 from inspector.store.texts import TEXT_MIN, marked
@@ -93,3 +93,26 @@ def test_a_damaged_body_in_a_batch_is_refused_in_one_line(store: Store, tmp_path
         store.load("long0000turn")
     message = str(caught.value)
     assert "\n" not in message and "damaged store: cannot read run long0000turn" in message
+
+
+def test_json_values_in_a_bulk_read_body_read_as_json_loads_reads_them(store: Store) -> None:
+    # pydantic-core parses the bodies now, not ``json``: numbers past 64 bits, float rounding,
+    # subnormals, non-BMP text and a NaN / infinity (written as null) come back the same.
+    record = long_turn(2)
+    first = record.steps[0]
+    assert first.response is not None
+    arguments = {"big": 10**30, "sum": 0.1 + 0.2, "tiny": 1e-320, "inf": float("inf")}
+    response = first.response.model_copy(
+        update={
+            "text": "😀 ∑ 12345678901234567890123",
+            "tool_calls": [ToolCall(id="c", name="n", arguments=arguments)],
+        }
+    )
+    changed = first.model_copy(update={"response": response, "latency_ms": float("nan")})
+    record = record.model_copy(update={"steps": [changed, *record.steps[1:]]})
+    store.save(record)
+    loaded = store.load(record.run_id).steps[0]
+    assert loaded.response is not None
+    assert loaded.response.text == response.text
+    assert loaded.response.tool_calls[0].arguments == {**arguments, "inf": None}
+    assert loaded.latency_ms is None
