@@ -31,6 +31,10 @@ import tempfile
 import time
 from pathlib import Path
 
+# This checkout's inspector, not the installed one (an editable install of another tree):
+# before bench/reports.py and bench/engine.py import it.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from engine import machine  # bench/engine.py (same folder)
 from reports import PEER, inner, record  # bench/reports.py
 from results import write_section  # bench/results.py

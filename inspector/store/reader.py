@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from pydantic import TypeAdapter
+
 from inspector.core.events import (
     EVENT_ADAPTER,
     Event,
@@ -144,7 +146,7 @@ def _load(
     if loaded is None:
         loaded = steps(conn, run_id, parsed, also=transcript, texts=texts)
     else:
-        parsed = _parse_messages(conn, set(transcript), texts)
+        parsed = _parse_messages(_bodies(conn, "messages", set(transcript)), texts)
     data["steps"] = loaded
     data["transcript"] = [parsed[h] for h in transcript]
     return RunRecord.model_validate(data)
@@ -195,44 +197,44 @@ def steps(
     Each request's messages are a ``SharedPrefix`` of one list that grows with the turn (a new
     list only where a step drops messages from its predecessor's): memory follows the distinct
     messages, not steps x history. ``parsed`` collects the parsed messages by hash, ``also``
-    names more hashes to parse into it (the transcript's); ``texts`` resolves large texts."""
+    names more hashes to parse into it (the transcript's); ``texts`` resolves large texts.
+
+    The per-step work is done in bulk where it can be (docs/store.md, "Reading fast"): the
+    message-hash lists are one JSON parse, the step bodies and messages are validated
+    ``BATCH`` at a time from their stored JSON by pydantic-core (no ``json.loads`` first), and
+    each request is built from its frame's template without validating it again."""
     texts = texts or TextReader(conn)
     rows = conn.execute(
         "SELECT idx, attempt, status, frame, msg_keep, msg_added, raw_frame, raw_keep,"
         " raw_added, raw_response, body, forced FROM steps WHERE run_id = ? ORDER BY idx",
         (run_id,),
     ).fetchall()
-    added = [json.loads(r[5]) for r in rows]
-    raw_added = [json.loads(r[8]) if r[8] is not None else [] for r in rows]
-    wanted = {h for hashes in added for h in hashes} | set(also)
-    raw_wanted = {h for hashes in raw_added for h in hashes}
-    messages = _parse_messages(conn, wanted, texts)
+    added: list[list[str]] = _json_lists([r[5] for r in rows])
+    raw_added: list[list[str]] = _json_lists([r[8] or "[]" for r in rows])
+    bodies = _added_bodies(conn, run_id, "msg_added")
+    bodies.update(_bodies(conn, "messages", set(also).difference(bodies)))
+    messages = _parse_messages(bodies, texts)
     if parsed is not None:
         parsed.update(messages)
-    raw_values = {h: texts.loads(b) for h, b in _bodies(conn, "messages", raw_wanted).items()}
+    raw_values = {h: texts.loads(b) for h, b in _added_bodies(conn, run_id, "raw_added").items()}
     frames = {h: texts.loads(b) for h, b in _bodies(conn, "frames", _frame_hashes(rows)).items()}
     verdicts = _verdicts(conn, run_id, texts)
+    validated = _validated_bodies([r[10] for r in rows])
     requests: dict[str, StepRequest] = {}
     out: list[Step] = []
     shared: list[Message] = []  # the longest history so far; each request is a prefix of it
     raw_previous: list[Any] = []
-    for row, hashes, raw_hashes in zip(rows, added, raw_added, strict=True):
+    for row, hashes, raw_hashes, step in zip(rows, added, raw_added, validated, strict=True):
         index, attempt, status, frame, keep = row[0], row[1], row[2], row[3], row[4]
         if keep < len(shared):  # a step that drops messages: a list of its own from here on
             shared = shared[:keep]
-        shared.extend(messages[h] for h in hashes)
+        shared.extend([messages[h] for h in hashes])
         template = requests.get(frame)
         if template is None:
             template = requests[frame] = StepRequest.model_validate(
                 {**frames[frame], "messages": []}
             )
-        request = StepRequest.model_construct(
-            system=template.system,
-            messages=SharedPrefix(shared, len(shared)),
-            tools=list(template.tools),
-            tool_choice=template.tool_choice,
-            response_format=template.response_format,
-        )
+        request = _request(template, SharedPrefix(shared, len(shared)))
         raw: RawExchange | None = None
         raw_current: list[Any] = []
         if row[6] is not None:
@@ -241,16 +243,67 @@ def steps(
                 request=_raw_request(frames[row[6]], raw_current),
                 response=texts.loads(row[9]) if row[9] is not None else None,
             )
-        if row[10] is None:  # still pending: what StepStarted wrote
-            forced = json.loads(row[11]) if row[11] else None
-            body: dict[str, Any] = {"index": index, "attempt": attempt, "status": status}
-            body["forced"] = forced
+        step_verdicts = verdicts.get(index, [])
+        if step is not None:  # validated from its JSON with a stand-in request: the real parts
+            fields = step.__dict__
+            fields["request"], fields["verdicts"], fields["raw"] = request, step_verdicts, raw
+            step.__pydantic_fields_set__.update(_ATTACHED)
+            out.append(step)
         else:
-            body = texts.loads(row[10])
-        body.update(request=request, verdicts=verdicts.get(index, []), raw=raw)
-        out.append(Step.model_validate(body))
+            if row[10] is None:  # still pending: what StepStarted wrote
+                forced = json.loads(row[11]) if row[11] else None
+                body: dict[str, Any] = {"index": index, "attempt": attempt, "status": status}
+                body["forced"] = forced
+            else:  # large texts referenced: resolved first
+                body = texts.loads(row[10])
+            body.update(request=request, verdicts=step_verdicts, raw=raw)
+            out.append(Step.model_validate(body))
         raw_previous = raw_current
     return out
+
+
+BATCH = 2_000  # step bodies (or messages) validated per pydantic-core call
+# A step body's JSON with a stand-in request (the body is stored without it); the real request,
+# verdicts and raw exchange replace it once validated (``_ATTACHED``).
+_STAND_IN = ',"request":{"system":"","messages":[]}}'
+_ATTACHED = frozenset({"request", "verdicts", "raw"})
+_STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step])
+_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+_REQUEST_FIELDS = frozenset(StepRequest.model_fields)
+
+
+def _json_lists(values: list[str]) -> list[Any]:
+    """Each of ``values`` (a JSON text) parsed, in one parse."""
+    return json.loads("[" + ",".join(values) + "]") if values else []
+
+
+def _validated_bodies(bodies: list[str | None]) -> list[Step | None]:
+    """Each stored step body validated as a ``Step`` straight from its JSON, ``BATCH`` at a
+    time; ``None`` where it cannot be (a pending row, large texts to resolve first)."""
+    out: list[Step | None] = [None] * len(bodies)
+    plain = [
+        (n, b) for n, b in enumerate(bodies) if b is not None and b.endswith("}") and not marked(b)
+    ]
+    for at in range(0, len(plain), BATCH):
+        chunk = plain[at : at + BATCH]
+        joined = "[" + ",".join([body[:-1] + _STAND_IN for _, body in chunk]) + "]"
+        for (n, _), step in zip(chunk, _STEPS.validate_json(joined), strict=True):
+            out[n] = step
+    return out
+
+
+def _request(template: StepRequest, messages: SharedPrefix[Message]) -> StepRequest:
+    """A step's request: its frame's ``template`` (validated once per frame) with its own
+    messages and tools list, built without validating again (``model_construct``'s result,
+    without its per-call field walk: most of the cost of a step when done 100,000 times)."""
+    fields = dict(template.__dict__)
+    fields["messages"], fields["tools"] = messages, list(template.tools)
+    request = StepRequest.__new__(StepRequest)
+    object.__setattr__(request, "__dict__", fields)
+    object.__setattr__(request, "__pydantic_fields_set__", set(_REQUEST_FIELDS))
+    object.__setattr__(request, "__pydantic_extra__", None)
+    object.__setattr__(request, "__pydantic_private__", None)
+    return request
 
 
 def has_events(conn: sqlite3.Connection, path: Path, run_id: str) -> bool:
@@ -381,10 +434,29 @@ def _bodies(conn: sqlite3.Connection, table: str, hashes: set[str]) -> dict[str,
     return dict(conn.execute(sql, (json.dumps(sorted(hashes)),)).fetchall())
 
 
-def _parse_messages(
-    conn: sqlite3.Connection, hashes: set[str], texts: TextReader
-) -> dict[str, Message]:
-    return {
-        h: Message.model_validate(texts.loads(b)) if marked(b) else Message.model_validate_json(b)
-        for h, b in _bodies(conn, "messages", hashes).items()
-    }
+def _added_bodies(conn: sqlite3.Connection, run_id: str, column: str) -> dict[str, str]:
+    """The bodies of the messages the run's steps add (``column``: ``msg_added`` or
+    ``raw_added``), by hash: one join, without sending the hashes back to SQLite."""
+    sql = (
+        f"SELECT m.hash, m.body FROM steps s, json_each(s.{column}) j"
+        " JOIN messages m ON m.hash = j.value WHERE s.run_id = ?"
+    )
+    return dict(conn.execute(sql, (run_id,)).fetchall())
+
+
+def _parse_messages(bodies: dict[str, str], texts: TextReader) -> dict[str, Message]:
+    """Each message validated from its JSON, ``BATCH`` at a time (large texts resolved
+    first, one by one)."""
+    out: dict[str, Message] = {}
+    plain: list[tuple[str, str]] = []
+    for h, b in bodies.items():
+        if marked(b):
+            out[h] = Message.model_validate(texts.loads(b))
+        else:
+            plain.append((h, b))
+    for at in range(0, len(plain), BATCH):
+        chunk = plain[at : at + BATCH]
+        joined = "[" + ",".join([b for _, b in chunk]) + "]"
+        for (h, _), message in zip(chunk, _MESSAGES.validate_json(joined), strict=True):
+            out[h] = message
+    return out
