@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 from inspector.app.timeline.outcome_header import OutcomeHeader
 from inspector.app.timeline.timeline_delegate import TimelineDelegate
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel
+from inspector.app.timeline.timeline_table import TimelineTable
 from inspector.core.events import AttemptCleared, Event, RunFinished, StepStarted
 from inspector.core.live import LiveRun
 from inspector.core.revalidate import Flip
@@ -65,7 +65,7 @@ class TimelineView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = TimelineItemModel(self)
-        self.table = QTableView(self)
+        self.table = TimelineTable(self)  # appended rows repaint only where they show
         self.table.setObjectName("timelineTable")
         self.table.setModel(self.model)
         self.delegate = TimelineDelegate(self.table)
