@@ -12,7 +12,13 @@ Anything else (rows removed or moved, a reset, a layout change, columns) takes Q
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, QRect
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    SignalInstance,
+)
 from PySide6.QtWidgets import QTableView, QWidget
 
 Index = QModelIndex | QPersistentModelIndex
@@ -39,7 +45,7 @@ class TimelineTable(QTableView):
                 signal.connect(self._changed_whole)
 
     @staticmethod
-    def _whole_changes(model: QAbstractItemModel) -> tuple[object, ...]:
+    def _whole_changes(model: QAbstractItemModel) -> tuple[SignalInstance, ...]:
         return (
             model.rowsRemoved,
             model.rowsMoved,
