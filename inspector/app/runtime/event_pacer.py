@@ -7,6 +7,10 @@ while this event-loop turn's slice (``SLICE_S`` of work) has time left, else que
 later turn runs queued calls, in order, for one slice, after Qt has painted and handled input.
 Nothing is dropped or reordered: a call made after the run's events (the runner's
 ``finished``) runs after them. ``slice_s=math.inf`` delivers everything at once (tests).
+
+``alone(slot)`` runs a view's heavy update in an event-loop turn of its own, with no events in
+it: following a streaming run repaints the whole timeline, and that repaint plus a slice of
+events in the same turn was one stall of both.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 
 SLICE_S = 0.010  # work per event-loop turn at least; one call may run past it (not cut)
-SLICE_MAX_S = 0.030  # at most, when the turn's other work (a repaint) takes longer
+SLICE_MAX_S = 0.020  # at most, when the turn's other work (a repaint) takes longer
+YIELD_AFTER_S = SLICE_S  # other work this long since the last slice: the loop turns once first
 
 
 class EventPacer(QObject):
@@ -29,11 +34,14 @@ class EventPacer(QObject):
         slice_s: float = SLICE_S,
         slice_max_s: float = SLICE_MAX_S,
         clock: Callable[[], float] = time.perf_counter,
+        yield_after_s: float = YIELD_AFTER_S,
     ) -> None:
         super().__init__(parent)
         self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...]]] = deque()
         self.slice_s = slice_s
         self.slice_max_s = max(slice_s, slice_max_s)
+        self.yield_after_s = yield_after_s
+        self._yielded = False  # this slice already let the loop turn once
         self._left_at = 0.0  # when the last slice from the queue ended
         self._clock = clock
         self._slice_end = 0.0  # when the slice running now is spent
@@ -42,7 +50,10 @@ class EventPacer(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)  # the next event-loop turn, after pending paints
         self._timer.timeout.connect(self.run_slice)
+        self._alone: list[Callable[[], Any]] = []  # for the next turn, without events
         self.slices = 0  # slices run from the queue so far (tests count them)
+        self.turns_alone = 0  # turns given to ``alone`` calls (tests count them)
+        self.turns_yielded = 0  # turns let go after other work, before a slice (tests)
 
     @property
     def pending(self) -> int:
@@ -66,15 +77,35 @@ class EventPacer(QObject):
                 self._spent = True
                 self._wake()
 
+    def alone(self, slot: Callable[[], Any]) -> None:
+        """Runs ``slot()`` at the next event-loop turn instead of a slice of events (once
+        however often asked meanwhile); the calls that come before then wait for the turn
+        after it."""
+        if slot not in self._alone:
+            self._alone.append(slot)
+        self._spent = True
+        self._wake()
+
     def run_slice(self) -> int:
         """Runs queued calls for one slice; returns how many ran. A slice lasts as long as the
         loop's other work since the last one (a repaint of the timeline), within
         ``slice_s..slice_max_s``: a slow repaint each turn must not leave the events a
-        sliver of the time."""
+        sliver of the time. After other work of ``yield_after_s`` or more (a repaint ran in
+        this loop turn: Qt paints and fires zero timers in the same turn), the loop turns
+        once more before the slice: input and timers are handled between the repaint and the
+        events, the two are never one stall. A turn with ``alone`` calls runs them and no
+        event."""
+        if self._alone:
+            return self._run_alone()
         queue, clock = self._queue, self._clock
         now = clock()
         other = now - self._left_at if self.slices else 0.0
-        self._spent = False
+        if other >= self.yield_after_s and not self._yielded:
+            self._yielded = self._spent = True  # the calls made meanwhile wait for the slice
+            self.turns_yielded += 1
+            self._wake()
+            return 0
+        self._yielded = self._spent = False
         self._slice_end = now + min(max(self.slice_s, other), self.slice_max_s)
         ran = 0
         try:
@@ -92,6 +123,19 @@ class EventPacer(QObject):
                 self._wake()
         return ran
 
+    def _run_alone(self) -> int:
+        calls, self._alone = self._alone, []
+        self._spent = True  # the events wait for the next turn
+        try:
+            for slot in calls:
+                slot()
+        finally:
+            self.turns_alone += 1
+            self._left_at = self._clock()  # what follows (its repaint) is other work
+            self._yielded = False  # the loop turns once more before the next slice
+            self._wake()
+        return 0
+
     def flush(self) -> None:
         """Runs every queued call now (tests, closing)."""
         self._timer.stop()
@@ -99,6 +143,9 @@ class EventPacer(QObject):
         while self._queue:
             slot, args = self._queue.popleft()
             slot(*args)
+        calls, self._alone = self._alone, []
+        for call in calls:
+            call()
 
     def _wake(self) -> None:
         if not self._timer.isActive():

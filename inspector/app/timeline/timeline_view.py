@@ -13,6 +13,8 @@ feedback) keep the width.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QEvent, QItemSelection, QObject, QTimer, Signal
 from PySide6.QtGui import QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
@@ -21,7 +23,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 from inspector.app.timeline.outcome_header import OutcomeHeader
 from inspector.app.timeline.timeline_delegate import TimelineDelegate
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel
+from inspector.app.timeline.timeline_table import TimelineTable
 from inspector.core.events import AttemptCleared, Event, RunFinished, StepStarted
 from inspector.core.live import LiveRun
 from inspector.core.revalidate import Flip
@@ -61,11 +63,12 @@ class TimelineView(QWidget):
     _stick: int | None
     _newest_followed: int
     _follow_timer: QTimer
+    follow_turn: Callable[[Callable[[], None]], None] | None
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = TimelineItemModel(self)
-        self.table = QTableView(self)
+        self.table = TimelineTable(self)  # appended rows repaint only where they show
         self.table.setObjectName("timelineTable")
         self.table.setModel(self.model)
         self.delegate = TimelineDelegate(self.table)
@@ -234,8 +237,17 @@ class TimelineView(QWidget):
         self._follow_timer = QTimer(self)
         self._follow_timer.setSingleShot(True)
         self._follow_timer.setInterval(FOLLOW_MS)
-        self._follow_timer.timeout.connect(self.follow_now)
+        self._follow_timer.timeout.connect(self._follow_due)
         self.model.modelReset.connect(self._drop_follow)  # another run, or the rows rebuilt
+        # Where a due follow runs: the shell's EventPacer.alone, a turn without events (the
+        # follow repaints the timeline's rows); None: at once.
+        self.follow_turn = None
+
+    def _follow_due(self) -> None:
+        if self.follow_turn is None:
+            self.follow_now()
+        else:
+            self.follow_turn(self.follow_now)
 
     def _want_follow(self) -> None:
         self._summary_wanted = True

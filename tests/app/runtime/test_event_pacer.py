@@ -45,7 +45,8 @@ def test_a_burst_is_cut_into_slices_of_the_slice_time(qtbot: QtBot) -> None:
 
 def test_a_slice_stretches_to_the_loops_other_work_within_the_maximum(qtbot: QtBot) -> None:
     clock = Clock(step=0.001)
-    pacer, seen = EventPacer(slice_s=0.002, slice_max_s=0.005, clock=clock), []
+    pacer = EventPacer(slice_s=0.002, slice_max_s=0.005, clock=clock, yield_after_s=1.0)
+    seen: list[int] = []
     for n in range(100):
         pacer.later(clock.call, seen, n)
     pacer._timer.stop()
@@ -54,6 +55,55 @@ def test_a_slice_stretches_to_the_loops_other_work_within_the_maximum(qtbot: QtB
     assert pacer.run_slice() == 4
     clock.now += 0.050  # a 50 ms repaint: the slice stops at the maximum
     assert pacer.run_slice() == 5
+
+
+def test_after_a_long_repaint_the_loop_turns_once_before_the_next_slice(qtbot: QtBot) -> None:
+    clock = Clock(step=0.001)
+    pacer = EventPacer(slice_s=0.002, slice_max_s=0.005, clock=clock, yield_after_s=0.010)
+    seen: list[int] = []
+    for n in range(100):
+        pacer.later(clock.call, seen, n)
+    pacer._timer.stop()
+    assert pacer.run_slice() == 2
+    clock.now += 0.004  # a short repaint: the next slice at once
+    assert pacer.run_slice() == 4 and pacer.turns_yielded == 0
+    clock.now += 0.030  # a 30 ms repaint ran in this loop turn: events wait one more turn
+    assert pacer.run_slice() == 0 and pacer.turns_yielded == 1
+    pacer.later(clock.call, seen, 1_000)  # a call meanwhile waits behind the queue
+    assert seen == list(range(8))  # two at once, then slices of 2 and 4
+    assert pacer.run_slice() == 5  # the turn after: the slice, stretched to the maximum
+    assert seen == list(range(13))
+
+
+def test_an_alone_call_gets_a_loop_turn_without_events(qtbot: QtBot) -> None:
+    clock = Clock(step=0.004)
+    pacer = EventPacer(slice_s=0.010, slice_max_s=0.010, clock=clock, yield_after_s=1.0)
+    seen: list[int] = []
+    follows: list[int] = []
+
+    def follow() -> None:
+        follows.append(len(seen))
+
+    for n in range(10):
+        pacer.later(clock.call, seen, n)
+    assert seen == [0, 1, 2]
+    pacer.alone(follow)
+    pacer.alone(follow)  # asked twice before its turn: runs once
+    pacer._timer.stop()
+    assert pacer.run_slice() == 0  # the follow's turn: no event
+    assert follows == [3] and pacer.turns_alone == 1
+    assert pacer.run_slice() == 3 and seen == list(range(6))  # then the events again
+    qtbot.waitUntil(lambda: pacer.pending == 0)
+    assert seen == list(range(10)) and follows == [3]
+
+
+def test_calls_made_after_an_alone_call_wait_for_the_turn_after_it(qtbot: QtBot) -> None:
+    pacer, seen = EventPacer(slice_s=math.inf), []
+    pacer.alone(lambda: seen.append(-1))
+    pacer.later(seen.append, 1)  # the slice is open, but the loop turn is the follow's
+    assert seen == [] and pacer.pending == 1
+    qtbot.waitUntil(lambda: pacer.pending == 0)
+    assert seen == [-1, 1]
 
 
 def test_a_call_that_raises_does_not_stop_the_ones_behind_it(qtbot: QtBot) -> None:
@@ -78,5 +128,6 @@ def test_flush_runs_everything_queued(qtbot: QtBot) -> None:
     pacer, seen = EventPacer(slice_s=0.010, clock=clock), []
     for n in range(5):
         pacer.later(clock.call, seen, n)
+    pacer.alone(lambda: seen.append(-1))
     pacer.flush()
-    assert seen == list(range(5)) and pacer.pending == 0
+    assert seen == [*range(5), -1] and pacer.pending == 0

@@ -23,3 +23,7 @@ def test_a_run_paced_one_event_per_slice_ends_like_one_delivered_at_once(
     assert [s.as_step() for s in shown.steps] == record.steps
     assert window.timeline.model.rowCount() >= len(record.steps)
     assert record.run_id in window.statusBar().currentMessage()
+
+
+def test_the_timeline_follows_a_run_in_loop_turns_of_its_own(window: MainWindow) -> None:
+    assert window.timeline.follow_turn == window.pacer.alone

@@ -106,3 +106,20 @@ def test_run_finished_shows_the_final_state_at_once(qtbot: QtBot) -> None:
     assert view.selected_step() == record.steps[-1].index
     steps_shown = len(record.steps)
     assert view.summary.text().startswith(f"{steps_shown} step")
+
+
+def test_a_due_follow_runs_where_follow_turn_says(qtbot: QtBot) -> None:
+    """The shell hands a due follow to its EventPacer (a loop turn without events)."""
+    view = TimelineView()
+    qtbot.addWidget(view)
+    view.resize(900, 400)
+    view.show()
+    live, first = started(view)
+    turns: list[object] = []
+    view.follow_turn = turns.append
+    for event in steps(first, range(1, 101)):
+        deliver(view, live, event)
+    qtbot.waitUntil(lambda: turns == [view.follow_now])
+    assert view.selected_step() == 0  # not followed until its turn comes
+    turns[0]()  # type: ignore[operator]
+    assert view.selected_step() == 100
