@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +47,18 @@ PEER_RUNS = {10: 10, 100: 3, 1000: 1}
 GROWTH_GOAL = 1.5
 RATIO_GOAL = 0.1
 HELP_GOAL_S = 0.15
-CLI = Path(sys.executable).with_name("agent-inspector")
+# The CLI of THIS tree: ``python -m inspector`` run from the repository (the installed
+# ``agent-inspector`` script may import another checkout's code).
+REPO = Path(__file__).resolve().parent.parent
+CLI = [sys.executable, "-m", "inspector"]
+# Byte-code as an installed app has it: the children compile this tree once (the warm-up run)
+# into a cache of their own, also where the environment says not to write byte-code
+# (PYTHONDONTWRITEBYTECODE would make every process compile every module again, ~0.4 s).
+PYCACHE = tempfile.TemporaryDirectory(prefix="inspector-bench-pycache-")
+CHILD_ENV = {
+    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    "PYTHONPYCACHEPREFIX": PYCACHE.name,
+}
 
 
 def scenario_text(n: int) -> str:
@@ -69,7 +82,14 @@ def timed(argv: list[str]) -> tuple[float, float]:
     steadier than wall time on a machine shared with other work."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    done = subprocess.run(
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=False,
+        cwd=REPO,
+        env=CHILD_ENV,
+    )
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -83,7 +103,7 @@ def run_process(folder: Path, n: int, attempt: int) -> tuple[float, float]:
     if not scenario.exists():
         scenario.write_text(scenario_text(n), encoding="utf-8")
     db = folder / f"runs-{n}-{attempt}.sqlite3"
-    return timed([str(CLI), "run", str(scenario), "--db", str(db)])
+    return timed([*CLI, "run", str(scenario), "--db", str(db)])
 
 
 @dataclass
@@ -129,8 +149,9 @@ def measure(lengths: tuple[int, ...], quick: bool, folder: Path) -> tuple[Row, l
 
 
 def help_times() -> tuple[float, float]:
+    timed([*CLI, "--help"])  # compiles what --help imports
     bare = statistics.median(timed([sys.executable, "-c", "pass"])[0] for _ in range(9))
-    cli = statistics.median(timed([str(CLI), "--help"])[0] for _ in range(9))
+    cli = statistics.median(timed([*CLI, "--help"])[0] for _ in range(9))
     return cli, bare
 
 
@@ -184,7 +205,7 @@ def section(fixed: Row, rows: list[Row], help_s: tuple[float, float]) -> tuple[s
     goals.append((f"`agent-inspector --help` < {HELP_GOAL_S} s ({cli:.3f} s)", cli < HELP_GOAL_S))
     lines += [
         "",
-        f"`agent-inspector --help`: {cli * 1e3:.0f} ms (median of 7); a bare `python -c pass`: "
+        f"`agent-inspector --help`: {cli * 1e3:.0f} ms (median of 9); a bare `python -c pass`: "
         f"{bare * 1e3:.0f} ms.",
         "",
         *(f"- {'PASS' if ok else 'FAIL'}: {text}" for text, ok in goals),
