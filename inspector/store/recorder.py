@@ -154,22 +154,19 @@ class Recorder:
         row = self._row(state, event)
         if isinstance(event, StepStarted):
             with self.writer.transaction():
-                self._flush(event.run_id, state)
+                self._flush(event.run_id, state, last=row)
                 self.writer.start_step(
                     event.run_id, event.index, event.attempt, event.request, event.forced
                 )
-                self.writer.add_events(event.run_id, [row])
         elif isinstance(event, StepFinished):
             refs = state.refs(event.step)
             with self.writer.transaction():
-                self._flush(event.run_id, state, refs)
+                self._flush(event.run_id, state, refs, last=row)
                 self.writer.finalize_step(event.run_id, event.step)
-                self.writer.add_events(event.run_id, [row])
         elif isinstance(event, RunFinished):
             with self.writer.transaction():
-                self._flush(event.run_id, state)
+                self._flush(event.run_id, state, last=row)
                 self.writer.finish_run(event.record)
-                self.writer.add_events(event.run_id, [row])
             del self._runs[event.run_id]
         else:
             state.keep(row, event)
@@ -187,14 +184,22 @@ class Recorder:
         )
         return (seq, t_ms, event.kind, index, body)
 
-    def _flush(self, run_id: str, state: _RunState, refs: dict[int, str] | None = None) -> None:
-        """Writes the buffered events; ``refs`` (seq -> body) replaces bodies, in the buffer or
-        in rows written before."""
-        refs = dict(refs or {})
-        if state.buffered:
-            rows = [
-                (seq, t, kind, i, refs.pop(seq, body)) for seq, t, kind, i, body in state.buffered
-            ]
+    def _flush(
+        self,
+        run_id: str,
+        state: _RunState,
+        refs: dict[int, str] | None = None,
+        last: EventRow | None = None,
+    ) -> None:
+        """Writes the buffered events and ``last`` (the boundary event itself) in one statement;
+        ``refs`` (seq -> body) replaces bodies, in the buffer or in rows written before."""
+        refs = dict(refs) if refs else {}
+        rows = state.buffered
+        if refs and rows:
+            rows = [(seq, t, kind, i, refs.pop(seq, body)) for seq, t, kind, i, body in rows]
+        if last is not None:
+            rows.append(last)
+        if rows:
             self.writer.add_events(run_id, rows)
             state.buffered = []
         if refs:
