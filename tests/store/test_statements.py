@@ -78,14 +78,15 @@ def test_a_tool_step_costs_a_fixed_few_statements(tmp_path: Path) -> None:
     short, long = statements_per_turn(tmp_path, 2), statements_per_turn(tmp_path, 2 + STEPS)
     per_step = {k: (long[k] - short[k]) / STEPS for k in long | short}
     per_step = {k: v for k, v in per_step.items() if v}
-    # Two transactions per step (the row pending before the request leaves, then final); each
-    # writes its events in one statement; the final row needs no look-up, an empty verdict list
-    # no insert, and an unchanged frame (system prompt, tools) no write.
+    # One transaction per step: a step's final row and events go with the next step's row,
+    # written pending before its request leaves; its events in one statement; the final row
+    # needs no look-up, an empty verdict list no insert, and an unchanged frame (system prompt,
+    # tools) no write.
     assert per_step == {
-        "BEGIN IMMEDIATE": 2,
-        "COMMIT": 2,
+        "BEGIN IMMEDIATE": 1,
+        "COMMIT": 1,
         "INSERT INTO steps": 1,
         "UPDATE steps": 1,
         "INSERT INTO messages": 1,  # the tool call and its result
-        "INSERT INTO events": 2,  # step_started; then the deltas, tool result and step_finished
+        "INSERT INTO events": 1,  # step_finished, the deltas and tool result, next step_started
     }
