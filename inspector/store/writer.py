@@ -35,6 +35,7 @@ EventRow = tuple[int, float, str, int | None, str | None]
 _BODY_EXCLUDE = {"request", "verdicts", "raw"}
 # Record fields kept in the run row's ``record``; steps and transcript are rebuilt from rows.
 _RECORD_EXCLUDE = {"steps", "transcript"}
+_SOURCE = frozenset({"scenario_source"})  # in a header or record: already in its stored form
 
 
 @dataclass
@@ -74,8 +75,9 @@ class RowWriter:
         # Step rows this writer committed ``pending`` (run_id, index): settling one needs no
         # look-up first. Forgotten on a rollback (the next settle looks the row up).
         self._pending: set[tuple[str, int]] = set()
-        # A scenario's source as given and as stored, per run: a run's record repeats its header's
-        # source (O(script) to redact and encode: a long scripted scenario).
+        # A scenario's source as given and in its stored form (redacted, large texts referenced),
+        # per run: a run's record repeats its header's source, O(script) to redact and encode.
+        # Forgotten on a rollback (the texts it refers to may be gone).
         self._sources: dict[str, tuple[Any, Any]] = {}
 
     @contextmanager
@@ -95,6 +97,7 @@ class RowWriter:
             self._frames.clear()
             self._chains.clear()
             self._pending.clear()
+            self._sources.clear()
             raise
 
     # ---- runs -----------------------------------------------------------------------------------
@@ -102,6 +105,7 @@ class RowWriter:
     def start_run(self, header: RunStarted, *, host: str, pid: int) -> None:
         data = header.model_dump(mode="json", exclude={"run_id", "kind"})
         data["scenario_source"] = self._source(header.run_id, data["scenario_source"])
+        header_json = self.texts.run(data, encoded=_SOURCE)
         try:
             self.conn.execute(
                 "INSERT INTO runs (run_id, scenario, status, started_at, replay_of, provider,"
@@ -114,7 +118,7 @@ class RowWriter:
                     header.replay_of,
                     header.provider,
                     header.model,
-                    self.texts.run(data),
+                    header_json,
                     host,
                     pid,
                 ),
@@ -157,7 +161,7 @@ class RowWriter:
                 record.replay_of,
                 record.provider,
                 record.model,
-                self.texts.run(data),
+                self.texts.run(data, encoded=_SOURCE),
                 dumps(transcript),
                 record.run_id,
             ),
@@ -167,13 +171,14 @@ class RowWriter:
         self.content.forget_objects()
 
     def _source(self, run_id: str, source: Any) -> Any:
-        """``source`` redacted; the run's header source again (its record) is not walked twice."""
+        """``source`` redacted and in its stored form; the run's header source again (its
+        record) is not walked twice."""
         known = self._sources.get(run_id)
         if known is not None and known[0] == source:
             return known[1]
-        redacted = redact_scenario_source(source)
-        self._sources[run_id] = (source, redacted)
-        return redacted
+        stored = self.texts.encode(redact_scenario_source(source))
+        self._sources[run_id] = (source, stored)
+        return stored
 
     # ---- steps ----------------------------------------------------------------------------------
 
