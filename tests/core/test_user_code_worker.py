@@ -165,6 +165,38 @@ async def test_ctx_stop_comes_back(hostile: Path) -> None:
     assert not ctx.stopped  # the worker had a copy: the caller applies `stopped`
 
 
+async def test_a_woken_worker_answers_the_next_call_with_its_own_reply(hostile: Path) -> None:
+    worker = (await call(hostile, "pid")).value
+    pool.wake()
+    pool.wake()  # one ping at a time
+    assert (await call(hostile, "double", 4)).value == 8
+    pool.wake()
+    assert [r.value for r in await pool.call_many(target(hostile, "double"), [((1,), {})], 5)] == [
+        2
+    ]
+    pool.wake()
+    pool.forget()  # so that check asks the worker again
+    pool.check([target(hostile, "pid")])  # a load-time request, answered in this thread
+    pool.wake()
+    assert (await call(hostile, "pid")).value == worker  # the same worker, woken each time
+
+
+async def test_waking_a_worker_killed_while_idle_starts_no_trouble(hostile: Path) -> None:
+    before = (await call(hostile, "pid")).value
+    os.kill(before, 9)
+    while alive(before):
+        await asyncio.sleep(0.01)
+    pool.wake()
+    after = (await call(hostile, "pid")).value
+    assert after != before
+
+
+def test_waking_with_no_idle_worker_starts_none() -> None:
+    pool.shutdown()
+    pool.wake()
+    assert pool.live_workers() == []
+
+
 # ---- hostile code ----------------------------------------------------------------------------
 
 

@@ -31,6 +31,7 @@ from inspector.core.worker.protocol import (
     Call,
     Check,
     Names,
+    Ping,
     Reply,
     Request,
 )
@@ -146,6 +147,8 @@ class Worker:
                 return
 
     def handle(self, request: Request) -> Reply:
+        if isinstance(request, Ping):
+            return Reply()
         if request.generation != self.generation:
             self.generation = request.generation
             reset()  # a file saved twice within one mtime tick is read again

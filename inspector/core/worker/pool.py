@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
@@ -36,6 +37,7 @@ from inspector.core.worker.protocol import (
     Call,
     Check,
     Names,
+    Ping,
     Reply,
     Request,
     Target,
@@ -54,6 +56,7 @@ __all__ = [
     "live_workers",
     "memory_limit_mb",
     "shutdown",
+    "wake",
 ]
 
 MEMORY_ENV = "AGENT_INSPECTOR_USER_CODE_MEMORY_MB"
@@ -115,6 +118,7 @@ class WorkerProcess:
         self.conn = Connection(ours.detach())
         self.ready = False
         self.loaded: dict[Target, tuple[int, int]] = {}  # imported here: file mtime, generation
+        self.pinged = False  # a Ping's reply is still to come before the next request's
 
     @property
     def pid(self) -> int:
@@ -130,15 +134,27 @@ class WorkerProcess:
             raise WorkerGone(self._death()) from None
 
     def receive_blocking(self, timeout_s: float | None) -> Reply:
-        try:
-            readable = self.conn.poll(timeout_s)
-        except OSError:
-            raise WorkerGone(self._death()) from None
-        if not readable:
-            raise TimeoutError
-        return self._recv()
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                readable = self.conn.poll(left)
+            except OSError:
+                raise WorkerGone(self._death()) from None
+            if not readable:
+                raise TimeoutError
+            reply = self._recv()
+            if reply is not None:
+                return reply
 
     async def receive(self) -> Reply:
+        while True:
+            await self._readable()
+            reply = self._recv()
+            if reply is not None:
+                return reply
+
+    async def _readable(self) -> None:
         loop = asyncio.get_running_loop()
         readable: asyncio.Future[None] = loop.create_future()
         fd = self.conn.fileno()
@@ -156,13 +172,17 @@ class WorkerProcess:
                 await readable
             finally:
                 loop.remove_reader(fd)
-        return self._recv()
 
-    def _recv(self) -> Reply:
+    def _recv(self) -> Reply | None:
+        """The next reply; None for a ``Ping``'s (read and dropped: a reply is for the request
+        sent after it)."""
         try:
             reply: Reply = self.conn.recv()
         except (EOFError, OSError):
             raise WorkerGone(self._death()) from None
+        if self.pinged:
+            self.pinged = False
+            return None
         return reply
 
     def _death(self) -> str:
@@ -246,6 +266,23 @@ def shutdown() -> None:
 
 
 atexit.register(shutdown)
+
+
+def wake() -> None:
+    """Has the idle worker the next call takes answer a no-op now, without waiting for it: a
+    turn calls this as it starts, so that the worker's wake-up — a process asleep since the
+    last turn can take milliseconds to get a CPU again — overlaps the first model call instead
+    of delaying the first tool call. Starts no worker; its reply is read and dropped before the
+    next request's."""
+    with _lock:
+        worker = _idle[-1] if _idle else None  # the one ``_take`` hands out next
+        if worker is None or not worker.ready or worker.pinged:
+            return
+        try:
+            worker.send(Ping())
+        except WorkerGone:
+            return  # ``_take`` finds it dead and starts another
+        worker.pinged = True
 
 
 def forget(path: object = None) -> None:
