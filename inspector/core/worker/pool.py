@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import math
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -119,6 +120,12 @@ class WorkerProcess:
         self.ready = False
         self.loaded: dict[Target, tuple[int, int]] = {}  # imported here: file mtime, generation
         self.pinged = False  # a Ping's reply is still to come before the next request's
+        # Waiting for a reply in this thread: one poll object for the worker's life, not a
+        # selector built per wait (``Connection.poll``); None where there is no poll().
+        self._poller: Any = None
+        if hasattr(select, "poll"):
+            self._poller = select.poll()
+            self._poller.register(self.conn.fileno(), select.POLLIN)
 
     @property
     def pid(self) -> int:
@@ -138,7 +145,7 @@ class WorkerProcess:
         while True:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
-                readable = self.conn.poll(left)
+                readable = self._wait(left)
             except OSError:
                 raise WorkerGone(self._death()) from None
             if not readable:
@@ -146,6 +153,13 @@ class WorkerProcess:
             reply = self._recv()
             if reply is not None:
                 return reply
+
+    def _wait(self, timeout_s: float | None) -> bool:
+        """Whether a reply (or the end of the connection) can be read within ``timeout_s``."""
+        if self._poller is None:
+            return bool(self.conn.poll(timeout_s))
+        ms = None if timeout_s is None else math.ceil(timeout_s * 1000)
+        return bool(self._poller.poll(ms))
 
     async def receive(self) -> Reply:
         while True:
@@ -235,8 +249,9 @@ def _take() -> WorkerProcess:
 
 
 def _give_back(worker: WorkerProcess) -> None:
+    """A worker that just answered (alive: a dead one raised ``WorkerGone``) waits idle."""
     with _lock:
-        if len(_idle) < MAX_IDLE and worker.alive():
+        if len(_idle) < MAX_IDLE:
             _idle.append(worker)
             return
         _live.discard(worker)
