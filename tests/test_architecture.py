@@ -91,6 +91,6 @@ def test_help_imports_no_engine_store_or_event_loop() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     loaded = set(json.loads(out.strip().splitlines()[-1]))
-    heavy = {"asyncio", "sqlite3", "pydantic", "httpx", "PySide6", "inspector.core.loop"}
+    heavy = {"asyncio", "sqlite3", "pydantic", "httpx", "PySide6", "inspector.core.loop", "tomllib"}
     assert loaded.isdisjoint(heavy), loaded & heavy
     assert not [m for m in loaded if m.startswith("inspector.store")]
