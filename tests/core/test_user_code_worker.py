@@ -287,6 +287,17 @@ async def test_cancelling_a_call_kills_its_worker_at_once(hostile: Path) -> None
 # ---- loading --------------------------------------------------------------------------------
 
 
+def test_loading_an_async_function_makes_the_event_loop_then(tmp_path: Path) -> None:
+    """asyncio is imported when an async function is loaded, not during its first call."""
+    source = "import sys\n\nasync def coro(x):\n    return x\n\ndef has_asyncio():\n"
+    source += "    return 'asyncio' in sys.modules\n"
+    (tmp_path / "plain.py").write_text(source, encoding="utf-8")
+    pool.shutdown()  # a fresh worker: nothing imported asyncio in it yet
+    pool.check([Target("plain.py:coro", str(tmp_path), "test.toml: tools[0].function")])
+    reply = asyncio.run(pool.call(Target("plain.py:has_asyncio", str(tmp_path), "t"), (), {}, 5.0))
+    assert reply.value is True
+
+
 def test_a_file_is_imported_in_the_worker_only(tmp_path: Path) -> None:
     (tmp_path / "marks.py").write_text("def f(x):\n    return x\n", encoding="utf-8")
     pool.check([Target("marks.py:f", str(tmp_path), "test.toml: tools[0].function")])
