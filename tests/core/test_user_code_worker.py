@@ -333,6 +333,16 @@ def test_a_file_hanging_on_import_is_a_scenario_error(tmp_path: Path) -> None:
     )
 
 
+async def test_a_call_whose_file_hangs_on_import_retires_its_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "stuck.py").write_text("while True:\n    pass\n", encoding="utf-8")
+    monkeypatch.setattr(pool, "LOAD_TIMEOUT_S", 0.3)
+    reply = await pool.call(Target("stuck.py:f", str(tmp_path), "t"), (), {}, 5.0)
+    assert (reply.error, reply.ended) == ("importing stuck.py took longer than 0.3 s", True)
+    assert pool.live_workers() == []  # the worker still importing is not handed out again
+
+
 async def test_forget_reloads_a_file_saved_within_one_timestamp(tmp_path: Path) -> None:
     path = tmp_path / "hostile.py"
     path.write_text("def f(x):\n    return 1\n", encoding="utf-8")

@@ -346,7 +346,7 @@ async def _call(
         except TimeoutError:
             return Reply(error=f"the user-code worker did not start within {START_TIMEOUT_S:g} s")
         if loaded is not None:
-            reusable = not loaded.retire
+            reusable = not (loaded.retire or loaded.ended)
             return loaded
         worker.send(Call(target, args, kwargs, _generation))
         try:
@@ -403,7 +403,7 @@ async def _batch(target: Target, chunk: Sequence[Item], timeout_s: float) -> lis
             error = f"the user-code worker did not start within {START_TIMEOUT_S:g} s"
             return [Reply(error=error) for _ in chunk]
         if loaded is not None:
-            reusable = not loaded.retire
+            reusable = not (loaded.retire or loaded.ended)
             return [loaded for _ in chunk]
         worker.send(Batch(target, tuple(chunk), _generation))
         for _ in chunk:
