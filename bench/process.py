@@ -17,6 +17,10 @@ Also ``agent-inspector --help`` against a bare ``python -c pass``.
 Goals: marginal per-step cost at 1,000 steps ≤ 1.5x the 100-step figure (and 10,000 within 1.5x
 of 1,000), ≤ 0.1x pydantic-ai's per-step time at 100 and 1,000 steps; ``--help`` < 0.15 s.
 
+The command runs as ``python -m inspector`` from this repository (the installed
+``agent-inspector`` script may import another checkout), with byte-code cached in a folder of
+the benchmark's own, also where ``PYTHONDONTWRITEBYTECODE`` is set.
+
 Usage: ``python bench/process.py [--write bench/RESULTS.md] [--quick]`` (``--quick``: 10, 100
 and 1,000 steps, fewer runs; goal verdicts indicative).
 """
@@ -25,10 +29,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +51,18 @@ PEER_RUNS = {10: 10, 100: 3, 1000: 1}
 GROWTH_GOAL = 1.5
 RATIO_GOAL = 0.1
 HELP_GOAL_S = 0.15
-CLI = Path(sys.executable).with_name("agent-inspector")
+# The CLI of THIS tree: ``python -m inspector`` run from the repository (the installed
+# ``agent-inspector`` script may import another checkout's code).
+REPO = Path(__file__).resolve().parent.parent
+CLI = [sys.executable, "-m", "inspector"]
+# Byte-code as an installed app has it: the children compile this tree once (the warm-up run)
+# into a cache of their own, also where the environment says not to write byte-code
+# (PYTHONDONTWRITEBYTECODE would make every process compile every module again, ~0.4 s).
+PYCACHE = tempfile.TemporaryDirectory(prefix="inspector-bench-pycache-")
+CHILD_ENV = {
+    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    "PYTHONPYCACHEPREFIX": PYCACHE.name,
+}
 
 
 def scenario_text(n: int) -> str:
@@ -69,7 +86,14 @@ def timed(argv: list[str]) -> tuple[float, float]:
     steadier than wall time on a machine shared with other work."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    done = subprocess.run(
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=False,
+        cwd=REPO,
+        env=CHILD_ENV,
+    )
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -83,7 +107,7 @@ def run_process(folder: Path, n: int, attempt: int) -> tuple[float, float]:
     if not scenario.exists():
         scenario.write_text(scenario_text(n), encoding="utf-8")
     db = folder / f"runs-{n}-{attempt}.sqlite3"
-    return timed([str(CLI), "run", str(scenario), "--db", str(db)])
+    return timed([*CLI, "run", str(scenario), "--db", str(db)])
 
 
 @dataclass
@@ -119,9 +143,17 @@ def peer(n: int, runs: int, folder: Path) -> list[float]:
 def measure(lengths: tuple[int, ...], quick: bool, folder: Path) -> tuple[Row, list[Row]]:
     runs = QUICK_RUNS if quick else RUNS
     run_process(folder, 3, 99)  # warm the file cache and byte-code
+    lengths = (0, *lengths)
+    times: dict[int, list[tuple[float, float]]] = {n: [] for n in lengths}
+    # Round robin over the lengths: a marginal cost is a difference of two medians, so drift on
+    # a shared machine must hit the fixed cost and each length alike.
+    for i in range(max(runs[n] for n in lengths)):
+        for n in lengths:
+            if i < runs[n]:
+                times[n].append(run_process(folder, n, i))
     rows = []
-    for n in (0, *lengths):
-        wall, cpu = zip(*(run_process(folder, n, i) for i in range(runs[n])), strict=True)
+    for n in lengths:
+        wall, cpu = zip(*times[n], strict=True)
         peer_runs = PEER_RUNS.get(n, 0) if not quick or n <= 100 else 0
         rows.append(Row(n, list(wall), list(cpu), peer(n, peer_runs, folder) if peer_runs else []))
         print(f"{n} steps: {statistics.median(wall):.3f} s", file=sys.stderr)
@@ -129,8 +161,9 @@ def measure(lengths: tuple[int, ...], quick: bool, folder: Path) -> tuple[Row, l
 
 
 def help_times() -> tuple[float, float]:
+    timed([*CLI, "--help"])  # compiles what --help imports
     bare = statistics.median(timed([sys.executable, "-c", "pass"])[0] for _ in range(9))
-    cli = statistics.median(timed([str(CLI), "--help"])[0] for _ in range(9))
+    cli = statistics.median(timed([*CLI, "--help"])[0] for _ in range(9))
     return cli, bare
 
 
@@ -142,12 +175,14 @@ def section(fixed: Row, rows: list[Row], help_s: tuple[float, float]) -> tuple[s
     lines = [
         SECTION,
         "",
-        "`agent-inspector run SCENARIO --db FILE` as a subprocess, recording on, each run into a "
-        "fresh store: a scripted turn of N `lookup` tool calls (`async def`, loaded from a file "
-        "next to the scenario) and a final answer. The process starts, runs and records the "
-        "turn, reads the run back from the store and prints its timeline. Times are the child's "
-        "CPU time (user + system; steadier than wall time on a shared machine), medians; wall "
-        "time shown too. Fixed cost: the same command for a turn with no tool call. Marginal "
+        "`agent-inspector run SCENARIO --db FILE` as a subprocess (`python -m inspector` from "
+        "this repository, byte-code cached as an installed app has it), recording on, each run "
+        "into a fresh store: a scripted turn of N `lookup` tool calls (`async def`, loaded from "
+        "a file next to the scenario) and a final answer. The process starts, runs and records "
+        "the turn, reads the run back from the store and prints its timeline. Times are the "
+        "child's CPU time (user + system, its user-code worker included; steadier than wall time "
+        "on a shared machine), medians; wall time shown too. Fixed cost: the same command for a "
+        "turn with no tool call. Marginal "
         "ms/step = (CPU time - fixed) / N. Peer, same run: pydantic-ai running the same turn "
         "in-process (no process start, no recording; `bench/engine.py`'s turn), CPU ms per "
         "model call. Reproduce with `python bench/process.py --write bench/RESULTS.md`.",
@@ -184,7 +219,7 @@ def section(fixed: Row, rows: list[Row], help_s: tuple[float, float]) -> tuple[s
     goals.append((f"`agent-inspector --help` < {HELP_GOAL_S} s ({cli:.3f} s)", cli < HELP_GOAL_S))
     lines += [
         "",
-        f"`agent-inspector --help`: {cli * 1e3:.0f} ms (median of 7); a bare `python -c pass`: "
+        f"`agent-inspector --help`: {cli * 1e3:.0f} ms (median of 9); a bare `python -c pass`: "
         f"{bare * 1e3:.0f} ms.",
         "",
         *(f"- {'PASS' if ok else 'FAIL'}: {text}" for text, ok in goals),

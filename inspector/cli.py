@@ -31,7 +31,9 @@ def _commands() -> dict[str, Command]:
     return {m.NAME: cast(Command, m) for m in modules}
 
 
-def _parser(commands: dict[str, Command]) -> argparse.ArgumentParser:
+def _parser(commands: dict[str, Command], chosen: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; only the ``chosen`` command's options are added (the others
+    are listed by name and help line: ``--help`` builds no option it does not show)."""
     parser = _Parser(
         prog="agent-inspector",
         description="A debugger for LLM agent turns: run a turn, see every step and verdict. "
@@ -40,7 +42,9 @@ def _parser(commands: dict[str, Command]) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, command in commands.items():
-        command.add_arguments(sub.add_parser(name, help=command.HELP))
+        command_parser = sub.add_parser(name, help=command.HELP)
+        if name == chosen:
+            command.add_arguments(command_parser)
     return parser
 
 
@@ -55,10 +59,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")
     commands = _commands()
-    parser = _parser(commands)
-    args = parser.parse_args(
-        _with_default_command(list(sys.argv[1:] if argv is None else argv), set(commands))
-    )
+    words = _with_default_command(list(sys.argv[1:] if argv is None else argv), set(commands))
+    args = _parser(commands, words[0] if words else None).parse_args(words)
     try:
         return commands[args.command].main(args, out or sys.stdout)
     except BrokenPipeError:

@@ -72,3 +72,25 @@ def test_the_window_package_has_no_import_cycle() -> None:
             if graph.chain_exists(importer=imported, imported=module):
                 cycles.append(f"{module} -> {imported} -> … -> {module}")
     assert cycles == []
+
+
+def test_help_imports_no_engine_store_or_event_loop() -> None:
+    """``agent-inspector --help`` stays fast: every command module imports its heavy things
+    inside ``main`` (an ``import asyncio`` at the top of one cost ~50 ms, a third of --help)."""
+    code = (
+        "import io, contextlib, sys, json\n"
+        "from inspector.cli import main\n"
+        "try:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    loaded = set(json.loads(out.strip().splitlines()[-1]))
+    heavy = {"asyncio", "sqlite3", "pydantic", "httpx", "PySide6", "inspector.core.loop", "tomllib"}
+    assert loaded.isdisjoint(heavy), loaded & heavy
+    assert not [m for m in loaded if m.startswith("inspector.store")]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import tomllib
 from typing import TextIO
 
 NAME = "demos"
@@ -15,6 +14,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
+    import tomllib
+
     from inspector.resources import demo_names, demo_path
 
     for name in demo_names():

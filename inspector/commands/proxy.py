@@ -7,13 +7,9 @@ Exit 0 after a clean stop, 2 for bad input (a bad URL or file, a port that is ta
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
-from urllib.parse import urlsplit
 
 from inspector.commands import add_db_argument
 
@@ -63,6 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _check_url(option: str, url: str) -> str:
+    from urllib.parse import urlsplit
+
     from inspector.core.errors import ScenarioError
 
     parts = urlsplit(url)
@@ -106,6 +104,10 @@ def progress_sink(out: TextIO) -> EventSink:
 
 
 async def _serve(proxy: RecordingProxy, out: TextIO) -> None:
+    import asyncio
+    import contextlib
+    import signal
+
     from inspector.core.errors import ScenarioError
 
     try:
@@ -133,6 +135,8 @@ async def _serve(proxy: RecordingProxy, out: TextIO) -> None:
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
+    import asyncio
+
     from inspector.core.events import fan_out
     from inspector.proxy import RecordingProxy, Upstreams, load_validators
     from inspector.proxy.recording import StoreSink

@@ -43,6 +43,8 @@ class ToolBox:
             if t.function
         }
         pool.check(list(self._functions.values()))  # imported in a worker, never here
+        if self._functions:
+            pool.wake()  # awake by the first tool call
         self.timeout_s = timeout_s
         self._recorded = recorded
         self._argument_schemas = {t.name: compile_schema(t.parameters) for t in tools}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +39,8 @@ class Store:
         self._conn = conn
         self.path = path
         self._writer = RowWriter(conn, path)
+        # Flushed when the store closes (weakly held: the window makes one per run).
+        self._recorders: weakref.WeakSet[Recorder] = weakref.WeakSet()
         self.recovered: list[str] = []  # runs this open found dead and marked interrupted
         # Why the store was opened for reading only (``open(..., read_only_fallback=True)``).
         self.read_only: str | None = None
@@ -105,7 +108,9 @@ class Store:
         """An ``EventSink`` that writes every run it sees start while it streams."""
         if self.read_only is not None:
             raise StoreError(f"{self.path}: opened read-only ({self.read_only}); cannot record")
-        return Recorder(self._writer)
+        recorder = Recorder(self._writer)
+        self._recorders.add(recorder)
+        return recorder
 
     def save(self, record: RunRecord) -> None:
         """Writes a finished record whole (an import; no events are stored)."""
@@ -202,6 +207,11 @@ class Store:
             raise StoreError(f"writing a sweep to {self.path} failed: {exc}") from None
 
     def close(self) -> None:
+        """Commits the finished steps its recorders still hold (``Recorder.flush``), then
+        closes the connection."""
+        for recorder in list(self._recorders):
+            recorder.flush()
+        self._recorders.clear()
         self._conn.close()
 
     def __enter__(self) -> Store:

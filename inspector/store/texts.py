@@ -86,9 +86,11 @@ class TextWriter:
         """An event row's body in its stored form."""
         return body if body is None or kind in PIECE_KINDS else self.body(body)
 
-    def run(self, data: dict[str, Any]) -> str:
-        """A run's header or record (``RUN_INLINE`` fields left as they are)."""
-        return dumps({k: v if k in RUN_INLINE else self.encode(v) for k, v in data.items()})
+    def run(self, data: dict[str, Any], encoded: frozenset[str] = frozenset()) -> str:
+        """A run's header or record (``RUN_INLINE`` fields left as they are, and ``encoded``
+        ones: already in their stored form)."""
+        keep = RUN_INLINE | encoded
+        return dumps({k: v if k in keep else self.encode(v) for k, v in data.items()})
 
     def raw_response(self, value: Any) -> str:
         """A raw response: its large strings referenced, and the rest a compressed text of its

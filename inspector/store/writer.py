@@ -35,6 +35,7 @@ EventRow = tuple[int, float, str, int | None, str | None]
 _BODY_EXCLUDE = {"request", "verdicts", "raw"}
 # Record fields kept in the run row's ``record``; steps and transcript are rebuilt from rows.
 _RECORD_EXCLUDE = {"steps", "transcript"}
+_SOURCE = frozenset({"scenario_source"})  # in a header or record: already in its stored form
 
 
 @dataclass
@@ -45,6 +46,10 @@ class _Chain:
     messages: Sequence[Message] = field(default_factory=list)
     raw_index: int = 0
     raw_messages: list[Any] = field(default_factory=list)
+    # The previous request's frame: its parts (the same objects step after step in a turn) and
+    # their hash, so an unchanged frame is not serialised again.
+    frame_parts: tuple[Any, ...] = ()
+    frame: str = ""
 
 
 def _raw_messages_path(request: Any) -> tuple[str, ...]:
@@ -67,6 +72,13 @@ class RowWriter:
         self.content = MessageInterner(self.texts.body)
         self._frames: set[str] = set()
         self._chains: dict[str, _Chain] = {}
+        # Step rows this writer committed ``pending`` (run_id, index): settling one needs no
+        # look-up first. Forgotten on a rollback (the next settle looks the row up).
+        self._pending: set[tuple[str, int]] = set()
+        # A scenario's source as given and in its stored form (redacted, large texts referenced),
+        # per run: a run's record repeats its header's source, O(script) to redact and encode.
+        # Forgotten on a rollback (the texts it refers to may be gone).
+        self._sources: dict[str, tuple[Any, Any]] = {}
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -84,13 +96,16 @@ class RowWriter:
             self.content = MessageInterner(self.texts.body)
             self._frames.clear()
             self._chains.clear()
+            self._pending.clear()
+            self._sources.clear()
             raise
 
     # ---- runs -----------------------------------------------------------------------------------
 
     def start_run(self, header: RunStarted, *, host: str, pid: int) -> None:
         data = header.model_dump(mode="json", exclude={"run_id", "kind"})
-        data["scenario_source"] = redact_scenario_source(data["scenario_source"])
+        data["scenario_source"] = self._source(header.run_id, data["scenario_source"])
+        header_json = self.texts.run(data, encoded=_SOURCE)
         try:
             self.conn.execute(
                 "INSERT INTO runs (run_id, scenario, status, started_at, replay_of, provider,"
@@ -103,7 +118,7 @@ class RowWriter:
                     header.replay_of,
                     header.provider,
                     header.model,
-                    self.texts.run(data),
+                    header_json,
                     host,
                     pid,
                 ),
@@ -128,7 +143,7 @@ class RowWriter:
             if status == PENDING:
                 self.interrupt_step(record.run_id, index)
         data = record.model_dump(mode="json", exclude=_RECORD_EXCLUDE)
-        data["scenario_source"] = redact_scenario_source(data["scenario_source"])
+        data["scenario_source"] = self._source(record.run_id, data["scenario_source"])
         transcript = [self.content.message(m) for m in record.transcript]
         self._write_content()
         self.conn.execute(
@@ -146,13 +161,24 @@ class RowWriter:
                 record.replay_of,
                 record.provider,
                 record.model,
-                self.texts.run(data),
+                self.texts.run(data, encoded=_SOURCE),
                 dumps(transcript),
                 record.run_id,
             ),
         )
         self._chains.pop(record.run_id, None)
+        self._sources.pop(record.run_id, None)
         self.content.forget_objects()
+
+    def _source(self, run_id: str, source: Any) -> Any:
+        """``source`` redacted and in its stored form; the run's header source again (its
+        record) is not walked twice."""
+        known = self._sources.get(run_id)
+        if known is not None and known[0] == source:
+            return known[1]
+        stored = self.texts.encode(redact_scenario_source(source))
+        self._sources[run_id] = (source, stored)
+        return stored
 
     # ---- steps ----------------------------------------------------------------------------------
 
@@ -176,17 +202,21 @@ class RowWriter:
                 None if forced is None else forced.model_dump_json(),
             ),
         )
+        self._pending.add((run_id, index))
 
     def finalize_step(self, run_id: str, step: Step) -> None:
         """A finished engine step: its pending row settled, or the row written final at once."""
-        exists = self.conn.execute(
-            "SELECT 1 FROM steps WHERE run_id = ? AND idx = ?", (run_id, step.index)
-        ).fetchone()
-        if exists is None:
+        if (run_id, step.index) not in self._pending and not self._has_step(run_id, step.index):
             self.start_step(run_id, step.index, step.attempt, step.request, step.forced)
         raw_cols = self._encode_raw(run_id, step)
         body = self.texts.body(step.model_dump_json(exclude=_BODY_EXCLUDE))
         self._settle(run_id, step.index, step.status, body, step.verdicts, raw_cols)
+
+    def _has_step(self, run_id: str, index: int) -> bool:
+        exists = self.conn.execute(
+            "SELECT 1 FROM steps WHERE run_id = ? AND idx = ?", (run_id, index)
+        ).fetchone()
+        return exists is not None
 
     def interrupt_step(self, run_id: str, index: int) -> None:
         """A pending row whose writer died: ``interrupted``, with what the row holds."""
@@ -228,8 +258,11 @@ class RowWriter:
             " raw_response = ? WHERE run_id = ? AND idx = ? AND status = ?",
             (status, body, *raw_cols, run_id, index, PENDING),
         ).rowcount
+        self._pending.discard((run_id, index))
         if updated != 1:
             raise StoreError(f"run {run_id!r} step {index} is already final in {self.path}")
+        if not verdicts:
+            return
         self.conn.executemany(
             "INSERT INTO verdicts (run_id, idx, pos, validator, ok, status, reason, reason_text,"
             " feedback, feedback_text, location, captured) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -270,8 +303,17 @@ class RowWriter:
         keep = common_prefix(chain.messages, messages) if chain.index == index - 1 else 0
         added = [self.content.message(m) for m in messages[keep:]]
         chain.index, chain.messages = index, messages
-        frame = self._frame(request.model_dump(mode="json", exclude={"messages"}))
-        return frame, keep, added
+        # Compared by identity (the tools list, the response format) or value (short strings):
+        # the parts are frozen records or never changed after the turn built them.
+        parts = (request.system, request.tools, request.tool_choice, request.response_format)
+        same = len(parts) == len(chain.frame_parts) and all(
+            a is b or (isinstance(a, str | None) and a == b)
+            for a, b in zip(parts, chain.frame_parts, strict=True)
+        )
+        if not same or not chain.frame:
+            chain.frame = self._frame(request.model_dump(mode="json", exclude={"messages"}))
+            chain.frame_parts = parts
+        return chain.frame, keep, added
 
     def _encode_raw(
         self, run_id: str, step: Step

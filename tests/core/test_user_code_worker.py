@@ -165,6 +165,38 @@ async def test_ctx_stop_comes_back(hostile: Path) -> None:
     assert not ctx.stopped  # the worker had a copy: the caller applies `stopped`
 
 
+async def test_a_woken_worker_answers_the_next_call_with_its_own_reply(hostile: Path) -> None:
+    worker = (await call(hostile, "pid")).value
+    pool.wake()
+    pool.wake()  # one ping at a time
+    assert (await call(hostile, "double", 4)).value == 8
+    pool.wake()
+    assert [r.value for r in await pool.call_many(target(hostile, "double"), [((1,), {})], 5)] == [
+        2
+    ]
+    pool.wake()
+    pool.forget()  # so that check asks the worker again
+    pool.check([target(hostile, "pid")])  # a load-time request, answered in this thread
+    pool.wake()
+    assert (await call(hostile, "pid")).value == worker  # the same worker, woken each time
+
+
+async def test_waking_a_worker_killed_while_idle_starts_no_trouble(hostile: Path) -> None:
+    before = (await call(hostile, "pid")).value
+    os.kill(before, 9)
+    while alive(before):
+        await asyncio.sleep(0.01)
+    pool.wake()
+    after = (await call(hostile, "pid")).value
+    assert after != before
+
+
+def test_waking_with_no_idle_worker_starts_none() -> None:
+    pool.shutdown()
+    pool.wake()
+    assert pool.live_workers() == []
+
+
 # ---- hostile code ----------------------------------------------------------------------------
 
 
@@ -255,6 +287,17 @@ async def test_cancelling_a_call_kills_its_worker_at_once(hostile: Path) -> None
 # ---- loading --------------------------------------------------------------------------------
 
 
+def test_loading_an_async_function_makes_the_event_loop_then(tmp_path: Path) -> None:
+    """asyncio is imported when an async function is loaded, not during its first call."""
+    source = "import sys\n\nasync def coro(x):\n    return x\n\ndef has_asyncio():\n"
+    source += "    return 'asyncio' in sys.modules\n"
+    (tmp_path / "plain.py").write_text(source, encoding="utf-8")
+    pool.shutdown()  # a fresh worker: nothing imported asyncio in it yet
+    pool.check([Target("plain.py:coro", str(tmp_path), "test.toml: tools[0].function")])
+    reply = asyncio.run(pool.call(Target("plain.py:has_asyncio", str(tmp_path), "t"), (), {}, 5.0))
+    assert reply.value is True
+
+
 def test_a_file_is_imported_in_the_worker_only(tmp_path: Path) -> None:
     (tmp_path / "marks.py").write_text("def f(x):\n    return x\n", encoding="utf-8")
     pool.check([Target("marks.py:f", str(tmp_path), "test.toml: tools[0].function")])
@@ -288,6 +331,16 @@ def test_a_file_hanging_on_import_is_a_scenario_error(tmp_path: Path) -> None:
     assert str(info.value) == (
         "test.toml: tools[0].function: importing stuck.py took longer than 0.3 s"
     )
+
+
+async def test_a_call_whose_file_hangs_on_import_retires_its_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "stuck.py").write_text("while True:\n    pass\n", encoding="utf-8")
+    monkeypatch.setattr(pool, "LOAD_TIMEOUT_S", 0.3)
+    reply = await pool.call(Target("stuck.py:f", str(tmp_path), "t"), (), {}, 5.0)
+    assert (reply.error, reply.ended) == ("importing stuck.py took longer than 0.3 s", True)
+    assert pool.live_workers() == []  # the worker still importing is not handed out again
 
 
 async def test_forget_reloads_a_file_saved_within_one_timestamp(tmp_path: Path) -> None:

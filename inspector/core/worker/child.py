@@ -31,6 +31,7 @@ from inspector.core.worker.protocol import (
     Call,
     Check,
     Names,
+    Ping,
     Reply,
     Request,
 )
@@ -129,7 +130,9 @@ class Worker:
         self.capture = capture
         self.generation = 0
         self.threads = threading.active_count()
-        self._loop: Any = None  # an asyncio loop, made at the first async call
+        # An asyncio loop, made when an async function is loaded (or at the first async call):
+        # importing asyncio is then load time, not the first call's time.
+        self._loop: Any = None
         # (ref, base_dir) -> (the file, its mtime, the function): a call of an unchanged file
         # costs one stat, not a path resolution and a module lookup.
         self._functions: dict[tuple[str, str], tuple[str, int, Callable[..., Any]]] = {}
@@ -146,6 +149,8 @@ class Worker:
                 return
 
     def handle(self, request: Request) -> Reply:
+        if isinstance(request, Ping):
+            return Reply()
         if request.generation != self.generation:
             self.generation = request.generation
             reset()  # a file saved twice within one mtime tick is read again
@@ -183,6 +188,8 @@ class Worker:
             fn = load_function(ref, Path(base_dir), what)
             if file:
                 self._functions[(ref, base_dir)] = (file, stamp, fn)
+            if inspect.iscoroutinefunction(fn):
+                self._event_loop()
             return fn
         except ModuleLoadError as exc:
             return Reply(error=str(exc), load_failed=True, file=exc.file, line=exc.line)
@@ -231,16 +238,18 @@ class Worker:
             retire=threading.active_count() > self.threads,  # its threads die with the worker
         )
 
-    def _await(self, awaitable: Any) -> Any:
-        import asyncio
-
+    def _event_loop(self) -> Any:
         if self._loop is None:
-            self._loop = asyncio.new_event_loop()
+            import asyncio
 
+            self._loop = asyncio.new_event_loop()
+        return self._loop
+
+    def _await(self, awaitable: Any) -> Any:
         async def wait() -> Any:
             return await awaitable
 
-        return self._loop.run_until_complete(wait())
+        return self._event_loop().run_until_complete(wait())
 
     def _describe(self, exc: BaseException) -> str:
         if isinstance(exc, MemoryError) and self.memory_mb:

@@ -18,11 +18,13 @@ import contextlib
 import dataclasses
 import math
 import os
+import select
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
@@ -36,6 +38,7 @@ from inspector.core.worker.protocol import (
     Call,
     Check,
     Names,
+    Ping,
     Reply,
     Request,
     Target,
@@ -54,6 +57,7 @@ __all__ = [
     "live_workers",
     "memory_limit_mb",
     "shutdown",
+    "wake",
 ]
 
 MEMORY_ENV = "AGENT_INSPECTOR_USER_CODE_MEMORY_MB"
@@ -115,6 +119,13 @@ class WorkerProcess:
         self.conn = Connection(ours.detach())
         self.ready = False
         self.loaded: dict[Target, tuple[int, int]] = {}  # imported here: file mtime, generation
+        self.pinged = False  # a Ping's reply is still to come before the next request's
+        # Waiting for a reply in this thread: one poll object for the worker's life, not a
+        # selector built per wait (``Connection.poll``); None where there is no poll().
+        self._poller: Any = None
+        if hasattr(select, "poll"):
+            self._poller = select.poll()
+            self._poller.register(self.conn.fileno(), select.POLLIN)
 
     @property
     def pid(self) -> int:
@@ -130,15 +141,34 @@ class WorkerProcess:
             raise WorkerGone(self._death()) from None
 
     def receive_blocking(self, timeout_s: float | None) -> Reply:
-        try:
-            readable = self.conn.poll(timeout_s)
-        except OSError:
-            raise WorkerGone(self._death()) from None
-        if not readable:
-            raise TimeoutError
-        return self._recv()
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                readable = self._wait(left)
+            except OSError:
+                raise WorkerGone(self._death()) from None
+            if not readable:
+                raise TimeoutError
+            reply = self._recv()
+            if reply is not None:
+                return reply
+
+    def _wait(self, timeout_s: float | None) -> bool:
+        """Whether a reply (or the end of the connection) can be read within ``timeout_s``."""
+        if self._poller is None:
+            return bool(self.conn.poll(timeout_s))
+        ms = None if timeout_s is None else math.ceil(timeout_s * 1000)
+        return bool(self._poller.poll(ms))
 
     async def receive(self) -> Reply:
+        while True:
+            await self._readable()
+            reply = self._recv()
+            if reply is not None:
+                return reply
+
+    async def _readable(self) -> None:
         loop = asyncio.get_running_loop()
         readable: asyncio.Future[None] = loop.create_future()
         fd = self.conn.fileno()
@@ -156,13 +186,17 @@ class WorkerProcess:
                 await readable
             finally:
                 loop.remove_reader(fd)
-        return self._recv()
 
-    def _recv(self) -> Reply:
+    def _recv(self) -> Reply | None:
+        """The next reply; None for a ``Ping``'s (read and dropped: a reply is for the request
+        sent after it)."""
         try:
             reply: Reply = self.conn.recv()
         except (EOFError, OSError):
             raise WorkerGone(self._death()) from None
+        if self.pinged:
+            self.pinged = False
+            return None
         return reply
 
     def _death(self) -> str:
@@ -215,8 +249,9 @@ def _take() -> WorkerProcess:
 
 
 def _give_back(worker: WorkerProcess) -> None:
+    """A worker that just answered (alive: a dead one raised ``WorkerGone``) waits idle."""
     with _lock:
-        if len(_idle) < MAX_IDLE and worker.alive():
+        if len(_idle) < MAX_IDLE:
             _idle.append(worker)
             return
         _live.discard(worker)
@@ -246,6 +281,23 @@ def shutdown() -> None:
 
 
 atexit.register(shutdown)
+
+
+def wake() -> None:
+    """Has the idle worker the next call takes answer a no-op now, without waiting for it: a
+    turn calls this as it starts, so that the worker's wake-up — a process asleep since the
+    last turn can take milliseconds to get a CPU again — overlaps the first model call instead
+    of delaying the first tool call. Starts no worker; its reply is read and dropped before the
+    next request's."""
+    with _lock:
+        worker = _idle[-1] if _idle else None  # the one ``_take`` hands out next
+        if worker is None or not worker.ready or worker.pinged:
+            return
+        try:
+            worker.send(Ping())
+        except WorkerGone:
+            return  # ``_take`` finds it dead and starts another
+        worker.pinged = True
 
 
 def forget(path: object = None) -> None:
@@ -294,7 +346,7 @@ async def _call(
         except TimeoutError:
             return Reply(error=f"the user-code worker did not start within {START_TIMEOUT_S:g} s")
         if loaded is not None:
-            reusable = not loaded.retire
+            reusable = not (loaded.retire or loaded.ended)
             return loaded
         worker.send(Call(target, args, kwargs, _generation))
         try:
@@ -351,7 +403,7 @@ async def _batch(target: Target, chunk: Sequence[Item], timeout_s: float) -> lis
             error = f"the user-code worker did not start within {START_TIMEOUT_S:g} s"
             return [Reply(error=error) for _ in chunk]
         if loaded is not None:
-            reusable = not loaded.retire
+            reusable = not (loaded.retire or loaded.ended)
             return [loaded for _ in chunk]
         worker.send(Batch(target, tuple(chunk), _generation))
         for _ in chunk:

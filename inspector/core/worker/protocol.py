@@ -57,7 +57,12 @@ class Names:
     generation: int = 0
 
 
-Request = Call | Batch | Check | Names
+@dataclass(frozen=True)
+class Ping:
+    """Answer at once with an empty ``Reply``: wakes an idle worker (``pool.wake``)."""
+
+
+Request = Call | Batch | Check | Names | Ping
 
 
 @dataclass(frozen=True)
