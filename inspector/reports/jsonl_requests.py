@@ -136,7 +136,7 @@ class RequestExpander:
         holder = body if isinstance(body, dict) and FROM in body else request
         if FROM in holder:
             delta = holder[FROM]
-            messages = list(self._raw.extend(index, delta, list(delta["added"])))
+            messages = self._raw.extend(index, delta, list(delta["added"]))
             filled = {k: v for k, v in holder.items() if k != FROM} | {"messages": messages}
             request = filled if holder is request else {**request, "body": filled}
         else:
