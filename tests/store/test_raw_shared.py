@@ -13,6 +13,7 @@ from pathlib import Path
 
 from inspector.core import credentials
 from inspector.core.credentials import REDACTED
+from inspector.core.events import RunFinished, RunStarted, StepFinished, StepStarted
 from inspector.core.raw_body import plain, raw_messages
 from inspector.core.records import RawExchange, RunRecord, Step
 from inspector.core.shared_list import SharedPrefix
@@ -121,3 +122,24 @@ def test_redaction_walks_a_shared_list() -> None:
     assert redact({"messages": SharedPrefix([{"content": "key sk-" + "a" * 40}], 1)}) == {
         "messages": [{"content": f"key {REDACTED}"}]
     }
+
+
+def test_a_loaded_record_streamed_again_through_the_recorder(store: Store, tmp_path: Path) -> None:
+    # What a replay records: the loaded steps' raw exchanges (views) in its events and record.
+    record = wrapped(long_turn(STEPS))
+    store.save(record)
+    loaded = store.load(record.run_id)
+    header = loaded.model_dump(include={"run_id", "scenario", "started_at", "policy", "provider"})
+    with Store.open(tmp_path / "replayed.sqlite3") as again:
+        recorder = again.recorder()
+        recorder(RunStarted(**header, model=loaded.model))
+        for step in loaded.steps:
+            start = StepStarted(
+                run_id=loaded.run_id, index=step.index, attempt=1, request=step.request
+            )
+            recorder(start)
+            recorder(StepFinished(run_id=loaded.run_id, step=step))
+        recorder(RunFinished(run_id=loaded.run_id, record=loaded))
+        assert recorder.error is None
+        assert again.load(record.run_id).model_dump_json() == record.model_dump_json()
+        assert len({id(v.items) for v in raw_lists(again.load(record.run_id))}) == 3
