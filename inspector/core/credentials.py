@@ -27,6 +27,8 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
+from inspector.core.shared_list import SharedPrefix
+
 REDACTED = "[redacted]"
 
 # Protocol headers whose values never authenticate (lower case).
@@ -269,12 +271,12 @@ def _redact(
                     new = _redact(item, by_name, "headers", scenario_secret)
                 elif role == _PARAMS:
                     new = _redact(item, by_name, "params")
-                elif isinstance(item, dict | list | str):
+                elif isinstance(item, dict | list | SharedPrefix | str):
                     new = _redact(item, by_name, None)
             changed = changed or new is not item
             out[key] = new
         return out if changed else value
-    if isinstance(value, list):
+    if isinstance(value, list | SharedPrefix):  # a view: a loaded run's raw wire messages
         items = [_redact(item, by_name, mapping, scenario_secret) for item in value]
         changed = any(a is not b for a, b in zip(items, value, strict=True))
         return items if changed else value

@@ -23,26 +23,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from inspector.core.messages import Message
+from inspector.core.raw_body import messages_container, messages_path, plain, raw_messages
 from inspector.core.records import RawExchange, StepRequest
 from inspector.core.shared_list import SharedPrefix, common_prefix
 
 FROM = "messages_from"
 
 
-def _raw_container(request: Any) -> dict[str, Any] | None:
-    """The dict holding a raw body's ``messages`` list (the body, or its ``body``), if any."""
-    if isinstance(request, dict):
-        if isinstance(request.get("messages"), list):
-            return request
-        body = request.get("body")
-        if isinstance(body, dict) and isinstance(body.get("messages"), list):
-            return body
-    return None
-
-
 def _with_messages(request: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
     """A shallow copy of a raw ``request`` whose messages list is replaced by ``value``."""
-    if isinstance(request.get("messages"), list):
+    if messages_path(request) == ("messages",):
         return {k: v for k, v in request.items() if k != "messages"} | {FROM: value}
     body = {k: v for k, v in request["body"].items() if k != "messages"} | {FROM: value}
     return {**request, "body": body}
@@ -91,14 +81,15 @@ class RequestDeltas:
         if raw is None:
             return None
         request = raw.request
-        container = _raw_container(request)
-        if container is not None:
-            messages: list[Any] = container["messages"]
+        messages = raw_messages(request)
+        if messages is not None:
             base = self._raw.base(index)
             if base is not None:
                 keep = common_prefix(self._raw.by_step[base], messages)
                 delta = {"step": base, "keep": keep, "added": messages[keep:]}
                 request = _with_messages(request, delta)
+            else:  # written whole: a loaded run's shared list as the list it stands for
+                request = plain(request)
             self._raw.wrote(index, messages)
         return {"request": request, "response": raw.response}
 
@@ -145,11 +136,11 @@ class RequestExpander:
         holder = body if isinstance(body, dict) and FROM in body else request
         if FROM in holder:
             delta = holder[FROM]
-            messages = list(self._raw.extend(index, delta, list(delta["added"])))
+            messages = self._raw.extend(index, delta, list(delta["added"]))
             filled = {k: v for k, v in holder.items() if k != FROM} | {"messages": messages}
             request = filled if holder is request else {**request, "body": filled}
         else:
-            container = _raw_container(request)
+            container = messages_container(request)
             if container is not None:
                 self._raw.start(index, list(container["messages"]))
         return {**raw, "request": request}

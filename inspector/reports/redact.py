@@ -14,6 +14,7 @@ from typing import Any
 
 from inspector.core import credentials
 from inspector.core.credentials import REDACTED
+from inspector.core.shared_list import SharedPrefix
 
 __all__ = ["REDACTED", "redact", "redact_text", "scrub_keys"]
 
@@ -136,7 +137,7 @@ def redact(value: Any) -> Any:
 def _text(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _text(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple | SharedPrefix):
         return [_text(v) for v in value]
     if isinstance(value, str):
         return redact_text(value)

@@ -196,7 +196,8 @@ def steps(
 
     Each request's messages are a ``SharedPrefix`` of one list that grows with the turn (a new
     list only where a step drops messages from its predecessor's): memory follows the distinct
-    messages, not steps x history. ``parsed`` collects the parsed messages by hash, ``also``
+    messages, not steps x history; so are the wire messages of the raw request bodies
+    (``inspector.core.raw_body``). ``parsed`` collects the parsed messages by hash, ``also``
     names more hashes to parse into it (the transcript's); ``texts`` resolves large texts.
 
     The per-step work is done in bulk where it can be (docs/store.md, "Reading fast"): the
@@ -223,7 +224,9 @@ def steps(
     requests: dict[str, StepRequest] = {}
     out: list[Step] = []
     shared: list[Message] = []  # the longest history so far; each request is a prefix of it
-    raw_previous: list[Any] = []
+    # The raw bodies' wire messages alike: the previous step's are ``raw_shared[:raw_n]``.
+    raw_shared: list[Any] = []
+    raw_n = 0
     for row, hashes, raw_hashes, step in zip(rows, added, raw_added, validated, strict=True):
         index, attempt, status, frame, keep = row[0], row[1], row[2], row[3], row[4]
         if keep < len(shared):  # a step that drops messages: a list of its own from here on
@@ -236,11 +239,17 @@ def steps(
             )
         request = _request(template, SharedPrefix(shared, len(shared)))
         raw: RawExchange | None = None
-        raw_current: list[Any] = []
-        if row[6] is not None:
-            raw_current = raw_previous[: row[7] or 0] + [raw_values[h] for h in raw_hashes]
+        if row[6] is None:
+            raw_n = 0  # the next raw body starts a list of its own
+        else:
+            raw_keep, raw_new = row[7] or 0, [raw_values[h] for h in raw_hashes]
+            if raw_keep == raw_n == len(raw_shared):  # extends the longest list so far
+                raw_shared.extend(raw_new)
+            else:
+                raw_shared = raw_shared[: min(raw_keep, raw_n)] + raw_new
+            raw_n = len(raw_shared)
             raw = RawExchange(
-                request=_raw_request(frames[row[6]], raw_current),
+                request=_raw_request(frames[row[6]], SharedPrefix(raw_shared, raw_n)),
                 response=texts.loads(row[9]) if row[9] is not None else None,
             )
         step_verdicts = verdicts.get(index, [])
@@ -258,7 +267,6 @@ def steps(
                 body = texts.loads(row[10])
             body.update(request=request, verdicts=step_verdicts, raw=raw)
             out.append(Step.model_validate(body))
-        raw_previous = raw_current
     return out
 
 
@@ -383,7 +391,7 @@ def _from_step(run_id: str, kind: str, step: Step, at: int, length: int) -> Even
     return ReasoningDelta(run_id=run_id, index=step.index, text=text)
 
 
-def _raw_request(frame: dict[str, Any], messages: list[Any]) -> Any:
+def _raw_request(frame: dict[str, Any], messages: SharedPrefix[Any]) -> Any:
     path, request = frame["path"], frame["request"]
     if not path:
         return request

@@ -19,6 +19,7 @@ from typing import Any
 from inspector.core.credentials import redact, redact_scenario_source
 from inspector.core.events import RunStarted
 from inspector.core.messages import Message
+from inspector.core.raw_body import messages_path
 from inspector.core.records import Forced, RunRecord, Step, StepRequest, Verdict
 from inspector.core.shared_list import common_prefix
 from inspector.store import texts as text_rows
@@ -45,23 +46,11 @@ class _Chain:
     index: int = 0
     messages: Sequence[Message] = field(default_factory=list)
     raw_index: int = 0
-    raw_messages: list[Any] = field(default_factory=list)
+    raw_messages: Sequence[Any] = field(default_factory=list)
     # The previous request's frame: its parts (the same objects step after step in a turn) and
     # their hash, so an unchanged frame is not serialised again.
     frame_parts: tuple[Any, ...] = ()
     frame: str = ""
-
-
-def _raw_messages_path(request: Any) -> tuple[str, ...]:
-    """Where a raw request body keeps its message list (chat completions and Anthropic put it
-    at ``messages``; a recorded exchange may wrap the body in ``body``)."""
-    if isinstance(request, dict):
-        if isinstance(request.get("messages"), list):
-            return ("messages",)
-        body = request.get("body")
-        if isinstance(body, dict) and isinstance(body.get("messages"), list):
-            return ("body", "messages")
-    return ()
 
 
 class RowWriter:
@@ -324,12 +313,12 @@ class RowWriter:
             return (None, None, None, None)
         chain = self._chain(run_id)
         request = raw.request
-        path = _raw_messages_path(request)
+        path = messages_path(request)
         response = self.texts.raw_response(redact(raw.response))
         if not path:
             return (self._frame({"path": [], "request": redact(request)}), None, None, response)
         container = request if path == ("messages",) else request["body"]
-        messages: list[Any] = container["messages"]
+        messages: Sequence[Any] = container["messages"]  # a list, or a loaded run's view
         keep = (
             common_prefix(chain.raw_messages, messages) if chain.raw_index == step.index - 1 else 0
         )

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from inspector.cli import main
-from inspector.core.records import RunRecord, Step
+from inspector.core.records import RawExchange, RunRecord, Step
 from inspector.resources import demo_path
 from inspector.store import Store
 
@@ -133,3 +133,22 @@ def test_an_unknown_run(capsys: Capture) -> None:
     err = capsys.readouterr().err
     assert err.startswith("agent-inspector: error: no run '0123abcd' in ")
     assert err.count("\n") == 1
+
+
+def test_replaying_a_run_with_raw_bodies_keeps_them(recorded: RunRecord, capsys: Capture) -> None:
+    # A run recorded from a provider keeps its raw bodies; loaded, their wire messages are views
+    # of one list (issue 18), and the replay's record carries and stores them as they were.
+    history: list[dict[str, Any]] = []
+    steps = []
+    for step in recorded.steps:
+        history = [m.model_dump(mode="json") for m in step.request.messages]
+        body = {"model": "m", "messages": history, "stream": True}
+        steps.append(step.model_copy(update={"raw": RawExchange(request=body, response={"n": 1})}))
+    with_raw = recorded.model_copy(update={"run_id": "rawbodies0001", "steps": steps})
+    with Store.open() as store:
+        store.save(with_raw)
+    code, again = run_json(capsys, "replay", "rawbodies0001", "--offline")
+    assert code == 0 and [s.raw for s in again.steps] == [s.raw for s in with_raw.steps]
+    with Store.open() as store:
+        stored = store.load(again.run_id)
+    assert stored.model_dump_json() == again.model_dump_json()

@@ -51,6 +51,7 @@ from inspector.core.events import (
     ToolCallDelta,
 )
 from inspector.core.live import LiveRun, LiveStep
+from inspector.core.raw_body import plain
 from inspector.core.records import Step
 from inspector.reports.labels import missing_text, words
 from inspector.reports.timeline_cells import forced_markers
@@ -330,7 +331,7 @@ class StepDetail(QWidget):
         raw = step.raw
         if raw is not None and (raw.request is not None or raw.response is not None):
             self.raw_note.setText("Raw wire bodies as exchanged (auth redacted).")
-            self.raw.set_value({"request": raw.request, "response": raw.response})
+            self.raw.set_value({"request": plain(raw.request), "response": raw.response})
             return
         self.raw_note.setText(
             "No raw wire body for this step (the scripted model sends none, or it is still "

@@ -4,6 +4,7 @@ streams in; Ctrl+Tab and Ctrl+1..5 switch tabs."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocumentFragment
@@ -20,7 +21,10 @@ from inspector.app.detail.step_detail import (
 )
 from inspector.core.events import StepFinished, StepStarted, TextDelta
 from inspector.core.live import LiveRun
+from inspector.core.shared_list import SharedPrefix
+from inspector.store import Store
 from tests.helpers.demo_events import demo_run, stored_run
+from tests.store.synthetic import long_turn
 
 
 def make_detail(qtbot: QtBot) -> StepDetail:
@@ -219,3 +223,21 @@ def test_a_detail_tabbed_behind_another_dock_renders_when_raised(window, qtbot: 
     window.detail_dock.raise_()
     qtbot.waitUntil(lambda: len(rendered) == 1)
     assert record.steps[-1].request.messages[-1].content in plain(rendered[0])
+
+
+def test_raw_tab_shows_a_loaded_runs_shared_raw_body(qtbot: QtBot, tmp_path: Path) -> None:
+    # A loaded run's raw bodies hold their wire messages as views of one list (issue 18).
+    record = long_turn(6)
+    with Store.open(tmp_path / "runs.sqlite3") as store:
+        store.save(record)
+        loaded = store.load(record.run_id)
+    assert loaded.steps[4].raw is not None
+    assert isinstance(loaded.steps[4].raw.request["messages"], SharedPrefix)
+    detail = make_detail(qtbot)
+    detail.show_step(LiveRun.from_record(loaded), 5)
+    raw = json.loads(tab_text(detail, RAW).split("\n", 1)[1])
+    expected = record.steps[4].raw
+    assert expected is not None and raw == {
+        "request": expected.request,
+        "response": expected.response,
+    }
