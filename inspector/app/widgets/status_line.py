@@ -72,6 +72,7 @@ class StatusLine(QWidget):
     def setText(self, text: str) -> None:
         if text == self._text:
             return
+        height = self.heightForWidth(self.width()) if self._wrap else 0  # of the old text
         self._text = text
         self._document = None
         if not self._plain_only and GuiQt.mightBeRichText(text):
@@ -86,7 +87,7 @@ class StatusLine(QWidget):
             if width > self._width:
                 self._width = self._rounded(width)
                 self.updateGeometry()
-        elif self._wrap and self.heightForWidth(self.width()) != self.height():
+        elif self._wrap and self.heightForWidth(self.width()) != height:
             self.updateGeometry()
         self.update()
 
