@@ -52,6 +52,7 @@ class StatusLine(QWidget):
         self._plain_only = plain
         self._text = ""
         self._plain = ""
+        self._is_rich = False
         self._document: QTextDocument | None = None  # rich text, made when first painted
         self._grow = grow
         self._width = 0  # ``grow``: of the widest text shown
@@ -75,10 +76,9 @@ class StatusLine(QWidget):
         height = self.heightForWidth(self.width()) if self._wrap else 0  # of the old text
         self._text = text
         self._document = None
-        if not self._plain_only and GuiQt.mightBeRichText(text):
-            document = QTextDocument()
-            document.setHtml(text)
-            self._plain = document.toPlainText()
+        self._is_rich = not self._plain_only and GuiQt.mightBeRichText(text)
+        if self._is_rich:
+            self._plain = self._rich().toPlainText()
         else:
             self._plain = text
         self.setAccessibleName(self._plain)
@@ -120,7 +120,7 @@ class StatusLine(QWidget):
         if not self._wrap:
             return self.sizeHint().height()
         inner = max(1, width - margins.left() - margins.right())
-        if self._plain != self._text:
+        if self._is_rich:
             document = self._rich()
             document.setTextWidth(inner)
             return int(document.size().height() + 0.99) + margins.top() + margins.bottom()
@@ -149,13 +149,13 @@ class StatusLine(QWidget):
         return -(-width // step) * step
 
     def _text_width(self) -> int:
-        if self._plain == self._text:
+        if not self._is_rich:
             return self.fontMetrics().horizontalAdvance(self._text)
         return int(self._rich().idealWidth()) + 1
 
     def _rich(self) -> QTextDocument:
         if self._document is None:
-            document = QTextDocument(self)
+            document = QTextDocument()  # no parent: freed with the text it shows
             document.setDocumentMargin(0)
             document.setDefaultFont(self.font())
             option = QTextOption()
@@ -172,7 +172,7 @@ class StatusLine(QWidget):
         painter = QPainter(self)
         colour = self.palette().color(self.foregroundRole())
         painter.setPen(colour)
-        if self._wrap and self._plain != self._text:
+        if self._wrap and self._is_rich:
             self._rich().setTextWidth(area.width())
             self._paint_rich(painter, area)
             return
@@ -181,7 +181,7 @@ class StatusLine(QWidget):
             painter.drawText(area, int(align) | int(Qt.TextFlag.TextWordWrap), self._plain)
             self._elided = False
             return
-        if self._plain == self._text:
+        if not self._is_rich:
             metrics = self.fontMetrics()
             shown = metrics.elidedText(self._text, Qt.TextElideMode.ElideRight, area.width())
             self._elided = shown != self._text

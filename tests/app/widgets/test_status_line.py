@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint
-from PySide6.QtGui import QFont, QHelpEvent
+from PySide6.QtGui import QFont, QHelpEvent, QTextDocument
 from PySide6.QtWidgets import QApplication, QToolTip, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -74,6 +74,10 @@ def test_rich_text_is_drawn_and_named_in_plain_words(qtbot: QtBot) -> None:
     line.repaint()
     assert line.plain_text() == line.accessibleName() == "Step 4 · success"
     assert not line.is_elided()
+    for step in range(5, 50):  # a streaming run's titles: none is kept once replaced
+        line.setText(f"<b>Step {step}</b>")
+        line.repaint()
+    assert line.findChildren(QTextDocument) == [] and line.plain_text() == "Step 49"
 
 
 def test_a_wrapped_line_relays_out_only_for_another_number_of_lines(qtbot: QtBot) -> None:
