@@ -111,9 +111,9 @@ class StepDetail(QWidget):
         self._pending_text: list[str] = []
         self._pending_reasoning: list[str] = []
 
-        # One line, elided: a long title does not widen the dock, a new one does not relay out
-        # the window (widgets/status_line.py).
-        self.title = StatusLine("", self)
+        # Wrapped (a long title must not widen the dock over the timeline); a new title relays
+        # the window out only when it takes another number of lines (widgets/status_line.py).
+        self.title = StatusLine("", self, wrap=True)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.model_saw_pane = ModelSawPane(self)
