@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint
-from PySide6.QtGui import QFont, QHelpEvent, QTextDocument
+from PySide6.QtGui import QColor, QFont, QHelpEvent, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication, QToolTip, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -105,3 +105,24 @@ def test_a_growing_field_widens_only_past_its_widest_text(qtbot: QtBot) -> None:
     QApplication.processEvents()
     assert requests.count >= 1
     assert line.width() >= line.fontMetrics().horizontalAdvance("12 min 34 s")
+
+
+def test_its_text_is_drawn_in_the_palettes_text_colour(qtbot: QtBot) -> None:
+    """A dark palette (light text) reaches plain and rich lines as it reaches a QLabel."""
+    line = StatusLine("4 steps · 3 attempts")
+    rich = StatusLine("<b>Step 4</b> · attempt 1", wrap=True)
+    window = in_window(qtbot, line)
+    window.layout().insertWidget(1, rich)
+    dark = QPalette(window.palette())
+    dark.setColor(QPalette.ColorRole.Window, QColor("#1e1e1e"))
+    dark.setColor(QPalette.ColorRole.WindowText, QColor("#f0f0f0"))
+    window.setPalette(dark)
+    QApplication.processEvents()
+    for widget in (line, rich):
+        image = widget.grab().toImage()
+        colours = {
+            image.pixelColor(x, y).name()
+            for x in range(image.width())
+            for y in range(image.height())
+        }
+        assert "#f0f0f0" in colours, widget.text()
