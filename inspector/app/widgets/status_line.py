@@ -1,15 +1,16 @@
-"""A one-line label for text that changes while a run streams (a step's title, the timeline's
-summary, the status bar's clock and tokens).
+"""A label for text that changes while a run streams (a step's title, the summaries, the
+outcome header's lines, the status bar's clock and tokens).
 
-A ``QLabel``'s ``setText`` calls ``updateGeometry()``: its parents' layouts are invalidated and
-the whole main window is laid out again (3–8 ms, once per follow of a streaming run). A
-``StatusLine`` has a height fixed by its font and a width that does not follow its text, so a new
-text only repaints it (``update()``); it asks for a new layout only when its font or style
-changes, or (``grow=True``) when its text gets wider than it ever was.
+A ``QLabel``'s ``setText`` calls ``updateGeometry()``: every layout up to the main window is
+invalidated and the whole window laid out again, once per follow of a streaming run. A
+``StatusLine``'s size does not follow its text, so a new text only repaints it (``update()``);
+it asks for a new layout only when its font or style changes, ``grow=True`` when its text gets
+wider than it ever was, ``wrap=True`` when a new text takes another number of lines.
 
-It paints its text on one line, elided with "…" when it does not fit, the whole text then its
-tooltip. Plain text, or rich text (``Qt::mightBeRichText``: tags, coloured spans) drawn as
-``QLabel`` draws it; the text is its accessible name, in plain words.
+Unwrapped, it paints its text on one line of a height fixed by the font, elided with "…" when
+it does not fit, the whole text then its tooltip. Plain text, or rich text
+(``Qt::mightBeRichText``: tags, coloured spans) drawn as ``QLabel`` draws it, in the palette's
+text colour; the text is its accessible name, in plain words. No links, no selection.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ class StatusLine(QWidget):
     ) -> None:
         """``grow``: wide enough for the widest text it has shown (a status bar field: its
         width changes, and the layout runs, only when a text is wider than any before);
-        else it takes the width its layout gives it (``QSizePolicy.Ignored``). ``wrap``
-        (plain text): word-wrapped on as many lines as it takes, the layout asked again only
+        else it takes the width its layout gives it (``QSizePolicy.Ignored``). ``wrap``:
+        word-wrapped on as many lines as it takes, the layout asked again only
         when a new text takes another number of lines. ``plain``: never read as rich text."""
         super().__init__(parent)
         self._wrap = wrap
@@ -53,7 +54,7 @@ class StatusLine(QWidget):
         self._text = ""
         self._plain = ""
         self._is_rich = False
-        self._document: QTextDocument | None = None  # rich text, made when first painted
+        self._document: QTextDocument | None = None  # of a rich text, made by ``setText``
         self._grow = grow
         self._width = 0  # ``grow``: of the widest text shown
         self._elided = False
