@@ -13,11 +13,10 @@ import html
 from collections.abc import Sequence
 from typing import overload
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
     QStackedWidget,
     QToolButton,
@@ -39,6 +38,7 @@ from inspector.app.detail.chat_bubbles import (
 from inspector.app.theme import is_dark
 from inspector.app.widgets.diff_tints import fill_tinted
 from inspector.app.widgets.json_view import json_html, monospace_font
+from inspector.app.widgets.status_line import StatusLine
 from inspector.core.live import LiveRun
 from inspector.core.records import Step
 from inspector.reports.labels import forced_markers
@@ -82,9 +82,9 @@ class ModelSawPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.summary = QLabel(self)
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.summary.setWordWrap(True)
+        # Rewritten at each step followed: relaid out only when it takes another number of
+        # lines (widgets/status_line.py).
+        self.summary = StatusLine("", self, wrap=True)
         self.diff_call = self._toggle("Diff: previous call")
         self.diff_attempt = self._toggle("Diff: previous attempt")
         self.chat = ChatView(self)

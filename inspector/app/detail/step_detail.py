@@ -38,6 +38,7 @@ from inspector.app.detail.chat_bubbles import (
 from inspector.app.detail.model_saw import ModelSawPane
 from inspector.app.theme import is_dark, status_colour
 from inspector.app.widgets.json_view import JsonView, json_html
+from inspector.app.widgets.status_line import StatusLine
 from inspector.app.widgets.throttle import Throttle
 from inspector.core.events import (
     Event,
@@ -111,9 +112,9 @@ class StepDetail(QWidget):
         self._pending_text: list[str] = []
         self._pending_reasoning: list[str] = []
 
-        self.title = QLabel(self)
-        self.title.setTextFormat(Qt.TextFormat.RichText)
-        self.title.setWordWrap(True)  # a long title must not widen the dock over the timeline
+        # Wrapped (a long title must not widen the dock over the timeline); a new title relays
+        # the window out only when it takes another number of lines (widgets/status_line.py).
+        self.title = StatusLine("", self, wrap=True)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.model_saw_pane = ModelSawPane(self)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QElapsedTimer, QTimer
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QWidget
 
+from inspector.app.widgets.status_line import StatusLine
 from inspector.core.records import RunRecord, Usage
 
 TICK_MS = 100
@@ -35,9 +36,11 @@ class RunStatus:
         self.progress.hide()
         self.provider = QLabel(parent)
         self.model = QLabel(parent)
-        self.elapsed = QLabel(parent)
+        # Changing every tick: widened only when a text is wider than any before, never
+        # relaying the window out for a new figure (widgets/status_line.py).
+        self.elapsed = StatusLine("", parent, grow=True)
         self.elapsed.setObjectName("elapsed")
-        self.tokens = QLabel(parent)
+        self.tokens = StatusLine("", parent, grow=True)
         self.tokens.setObjectName("tokens")
         for widget in (self.progress, self.provider, self.model, self.elapsed, self.tokens):
             bar.addPermanentWidget(widget)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.theme import is_dark, mix, status_colour
+from inspector.app.widgets.status_line import StatusLine
 from inspector.app.widgets.throttle import Throttle
 from inspector.core.events import Event, RunFinished, StepFinished
 from inspector.core.live import LiveRun
@@ -90,14 +91,12 @@ class OutcomeHeader(QFrame):
         self.strip.setAutoFillBackground(True)
         self.badge = QLabel(self)
         self.badge.setObjectName("outcomeBadge")
-        self.ended = QLabel(self)
+        # Redrawn while a run streams: relaid out only when a text takes another number of
+        # lines, not at each redraw (widgets/status_line.py).
+        self.ended = StatusLine("", self, wrap=True, plain=True)
         self.ended.setObjectName("outcomeEnded")
-        self.ended.setWordWrap(True)
-        self.ended.setTextFormat(Qt.TextFormat.PlainText)
-        self.facts = QLabel(self)
+        self.facts = StatusLine("", self, wrap=True, plain=True)
         self.facts.setObjectName("outcomeFacts")
-        self.facts.setWordWrap(True)
-        self.facts.setTextFormat(Qt.TextFormat.PlainText)
         self._make_answer()
         self._lay_out()
         self.refresh()

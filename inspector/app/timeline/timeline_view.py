@@ -31,6 +31,7 @@ from inspector.app.timeline.outcome_header import OutcomeHeader
 from inspector.app.timeline.timeline_delegate import TimelineDelegate
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel
 from inspector.app.timeline.timeline_table import TimelineTable
+from inspector.app.widgets.status_line import StatusLine
 from inspector.core.events import AttemptCleared, Event, RunFinished, StepStarted
 from inspector.core.live import LiveRun
 from inspector.core.revalidate import Flip
@@ -86,7 +87,7 @@ class TimelineView(QWidget):
             "Hide them to see what the end user was left with."
         )
         self.show_cleared_box.toggled.connect(self.set_show_cleared)
-        self.summary = QLabel(self)
+        self.summary = StatusLine("", self)  # changes every follow: never relays the window out
         self.hidden_line = QLabel(self)
         self.hidden_line.setObjectName("timelineHiddenLine")
         self.hidden_line.setWordWrap(True)
@@ -99,8 +100,7 @@ class TimelineView(QWidget):
         title = QLabel("<b>Steps</b>", self)
         bar.addWidget(title)
         bar.addSpacing(8)
-        bar.addWidget(self.summary)
-        bar.addStretch(1)
+        bar.addWidget(self.summary, 1)
         bar.addWidget(self.show_cleared_box)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
