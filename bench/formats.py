@@ -11,8 +11,9 @@ scripted model; every request re-sends the growing history, as a real turn does)
    beside **reading the record's own JSON** (``RunRecord.model_validate_json``: the floor any
    import has to pay to end with a record).
 
-Goal: a 100-step run exports and imports in under 1 s each (1,000 steps: informational; the
-file grows with the square of the turn length). Usage:
+Goal: a 100-step run exports and imports in under 1 s each (1,000 steps: informational; a chat
+span carries at most 100 input messages, docs/formats.md, so past 100 messages the file grows
+with the steps). Usage:
 ``python bench/formats.py [--write bench/RESULTS.md] [--quick]``; without ``--quick`` the exit
 status is 1 when the goal is missed.
 """
@@ -135,10 +136,12 @@ def section(results: dict[int, dict[str, float]], repeats: dict[int, int]) -> tu
         )
     lines += [
         "",
-        "Both exports grow with the square of the turn length: each step carries the whole "
-        "history it was sent (the OTLP/JSON file as `gen_ai.input.messages` on every chat span, "
-        "as the conventions ask). The otel export serialises each distinct message once and "
-        "joins the pieces; the import parses every span's message JSON but builds a record "
+        "The JSONL export writes a request as its difference from the one it continues; the "
+        "OTLP/JSON file's chat spans carry at most the last 100 input messages each "
+        "(`gen_ai.input.messages`; the first ones are the previous span's, docs/formats.md), so "
+        "both grow with the steps once a request passes 100 messages. The otel export "
+        "serialises each distinct message once and joins the pieces; the import parses every "
+        "span's message JSON but builds a record "
         "message only where a request differs from the one before, so at 1,000 steps it beats "
         "the floor, which builds every message of every step anew. The machine is shared (load "
         "average about 8 on 2 cores during this run): compare within a row, not across runs.",

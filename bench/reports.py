@@ -4,9 +4,9 @@ What is measured: runs recorded by the engine into a store (scripted turns of N 
 calls and a final answer; every request re-sends the whole history, which grows with the turn),
 at N = 1,000 and 10,000; for ``compare`` two runs of each length that part ways at step 1 (another
 system prompt). Each operation runs as a subprocess, the way a user meets it: ``Store.load`` of
-the run (time inside the process and its peak memory), ``agent-inspector export --format jsonl``
-and ``--format html``, ``agent-inspector compare A B``. Times are the child's CPU time (user +
-system; steadier than wall time on a shared machine), medians.
+the run (time inside the process and its peak memory), ``agent-inspector export --format jsonl``,
+``--format html`` and ``--format otel``, ``agent-inspector compare A B``. Times are the child's
+CPU time (user + system; steadier than wall time on a shared machine), medians.
 
 Peer, in the same run: a script reading the same rows with raw SQLite (``runs``, ``steps``,
 ``verdicts``, ``events`` and the ``messages``/``frames`` they reference) and ``json.loads`` of every
@@ -15,9 +15,9 @@ again with ``json.dumps``. For the store's size: the same tables copied into pla
 without indexes (``CREATE TABLE ... AS SELECT``), both files vacuumed.
 
 Goals: a 10,000-step load < 1 s and < 300 MB, per step within 1.5x of the 1,000-step figure;
-JSONL export of 10,000 steps < 3 s; JSONL and HTML export of 1,000 steps < 3 s and compare of two
-1,000-step runs < 2 s, each 10,000-step figure within 12x of the 1,000-step one; the store's size
-within 1.2x of the rowid copy.
+JSONL export of 10,000 steps < 3 s; JSONL, HTML and OTel export of 1,000 steps < 3 s and compare
+of two 1,000-step runs < 2 s, each 10,000-step figure within 12x of the 1,000-step one; the
+store's size within 1.2x of the rowid copy.
 
 Usage: ``python bench/reports.py [--write bench/RESULTS.md] [--quick]`` (``--quick``: 300 and
 3,000 steps, one run each; verdicts indicative).
@@ -189,7 +189,7 @@ def measure_length(n: int, runs: int, folder: Path) -> Length:
         out.memory["peer read"] = peer["mb"]
         out.add("peer read+write", inner([python, "-c", PEER, str(db), first, "/dev/null"])["s"])
         out.add("peer read 2 runs", inner([python, "-c", PEER, str(db), f"{first},{second}"])["s"])
-        for fmt in ("jsonl", "html"):
+        for fmt in ("jsonl", "html", "otel"):
             target = folder / f"export-{n}.{fmt}"
             argv = [str(CLI), "export", first, "--format", fmt, "--out", str(target), *base]
             out.add(f"export {fmt}", cpu_of(argv)[0])
@@ -204,6 +204,7 @@ ROWS = (
     ("load", "`Store.load` (in-process)", "peer read"),
     ("export jsonl", "`export --format jsonl` (process)", "peer read+write"),
     ("export html", "`export --format html` (process)", "peer read+write"),
+    ("export otel", "`export --format otel` (process)", "peer read+write"),
     ("compare", "`compare A B` (process)", "peer read 2 runs"),
 )
 
@@ -236,14 +237,15 @@ def section(lengths: list[Length]) -> tuple[str, bool]:
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {growth:.2f}x |")
     lines += [
         "",
-        "| steps | load peak memory (peer) | JSONL file | HTML file | store | rowid copy "
-        "| store / copy |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "| steps | load peak memory (peer) | JSONL file | HTML file | OTel file | store "
+        "| rowid copy | store / copy |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for x in lengths:
         lines.append(
             f"| {x.steps:,} | {x.memory['load']:.0f} MB ({x.memory['peer read']:.0f} MB) "
             f"| {x.sizes['jsonl'] / 1e6:.1f} MB | {x.sizes['html'] / 1e6:.1f} MB "
+            f"| {x.sizes['otel'] / 1e6:.1f} MB "
             f"| {x.sizes['store'] / 1e6:.1f} MB | {x.sizes['rowid copy'] / 1e6:.1f} MB "
             f"| {x.sizes['store'] / x.sizes['rowid copy']:.2f}x |"
         )
@@ -263,7 +265,12 @@ def section(lengths: list[Length]) -> tuple[str, bool]:
             big.s("export jsonl") < 3.0,
         ),
     ]
-    for what, limit in (("export jsonl", 3.0), ("export html", 3.0), ("compare", 2.0)):
+    for what, limit in (
+        ("export jsonl", 3.0),
+        ("export html", 3.0),
+        ("export otel", 3.0),
+        ("compare", 2.0),
+    ):
         goals.append(
             (f"{what} {small.steps:,} < {limit:g} s ({small.s(what):.2f} s)", small.s(what) < limit)
         )

@@ -49,6 +49,13 @@ def _add_otel_arguments(parser: argparse.ArgumentParser) -> None:
         help="otel: leave out message content, tool arguments and results, outputs",
     )
     parser.add_argument(
+        "--input-messages",
+        metavar="N|all",
+        default="100",
+        help="otel: at most the last N input messages per chat span (default 100; the rest "
+        "are the previous span's, and import puts them back); all: every one",
+    )
+    parser.add_argument(
         "--otlp-endpoint",
         metavar="URL",
         help="push the otel spans to this OTLP/HTTP collector instead of writing them",
@@ -115,24 +122,35 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _input_messages(text: str) -> int | None:
+    from inspector.core.errors import ScenarioError
+
+    if text == "all":
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise ScenarioError(f"export --input-messages {text!r}: a number from 1, or all")
+    return int(text)
+
+
 def _export_otel(record: RunRecord, args: argparse.Namespace, out: TextIO) -> int:
-    import json
+    from inspector.formats.otel_export import otlp_json_chunks, run_to_otlp
 
-    from inspector.formats.otel_export import run_to_otlp
-
-    document = run_to_otlp(record, content=not args.no_content)
+    cap = _input_messages(args.input_messages)
     if args.otlp_endpoint:
         from inspector.formats.otlp_push import parse_headers, push, traces_url
 
+        document = run_to_otlp(record, content=not args.no_content, input_messages=cap)
         count = push(document, args.otlp_endpoint, parse_headers(args.headers))
         url = traces_url(args.otlp_endpoint)
         print(f"sent run {record.run_id} ({count} spans) to {url}", file=sys.stderr)
         return 0
-    text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    # Written span by span: the document is never whole in memory (a long run's is large).
+    gc.freeze()
+    chunks = otlp_json_chunks(record, content=not args.no_content, input_messages=cap)
     if args.out is None:
-        out.write(text)
+        out.writelines(chunks)
         return 0
-    _write_atomically(Path(args.out), [text])
+    _write_atomically(Path(args.out), chunks)
     print(f"exported run {record.run_id} as otel to {args.out}", file=sys.stderr)
     return 0
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 from inspector.core.messages import Message, ToolCall, content_text
@@ -155,17 +156,25 @@ class MessageReader:
         self._raw: list[Any] = []
         self._read: list[list[Message]] = []
 
-    def read(self, raw: Any) -> list[Message]:
+    def read(self, raw: Any, skipped: int = 0) -> list[Message]:
+        """``skipped``: the request's first messages left out of ``raw``, the first ``skipped``
+        of the previous request (``agent_inspector.step.input_messages_skipped``)."""
         if not isinstance(raw, list):
             raise MessageShapeError("messages must be a list")
-        keep = 0
-        for before, now in zip(self._raw, raw, strict=False):
+        if skipped:
+            if not 0 < skipped <= len(self._raw):
+                raise MessageShapeError(
+                    f"{skipped} messages left out, but the previous request has {len(self._raw)}"
+                )
+            raw = self._raw[:skipped] + raw
+        keep = skipped
+        for before, now in zip(self._raw[keep:], raw[keep:], strict=False):
             if before != now:
                 break
             keep += 1
         read = self._read[:keep] + [from_genai(m) for m in raw[keep:]]
         self._raw, self._read = raw, read
-        return [m for group in read for m in group]
+        return list(chain.from_iterable(read))
 
 
 def reasoning_text(parts: Sequence[Any]) -> str | None:

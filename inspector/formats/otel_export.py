@@ -12,18 +12,27 @@ record keeps latencies, not start offsets), tools run at the end of their call.
 Every string value passes ``reports.redact`` first: no key-shaped text leaves in an export.
 ``content=False`` leaves out message content, tool arguments and results, outputs, the
 transcript and feedback text (token counts, verdicts and shapes stay).
+
+Long runs: every step re-sends the whole history, so a chat span carrying all of it makes the
+export grow with steps x history (a 2,000-step run: 665 MB, 2 GB of memory). A chat span carries
+at most ``input_messages`` of its request's messages, the last ones (the conventions let an
+instrumentation truncate ``gen_ai.input.messages``, in the order sent); the ``k`` left out are
+the first ``k`` input messages of the previous chat span, which ``agent_inspector.step.
+input_messages_skipped = k`` says and the importer puts back. Only such a shared prefix is left
+out. ``otlp_json_chunks`` writes the document span by span, so memory stays one span's worth.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 from inspector import __version__
 from inspector.core.messages import Message
-from inspector.core.records import RunRecord, Step
+from inspector.core.records import RunRecord, Step, ToolSpec
+from inspector.core.shared_list import common_prefix
 from inspector.formats import genai as g
 from inspector.formats.otlp_json import (
     SPAN_KIND_CLIENT,
@@ -33,6 +42,7 @@ from inspector.formats.otlp_json import (
     STATUS_UNSET,
     Verbatim,
     attributes,
+    document_chunks,
     stable_id,
 )
 from inspector.reports.redact import redact
@@ -40,49 +50,92 @@ from inspector.reports.redact import redact
 SCOPE = "agent-inspector"
 SERVICE = "agent-inspector"
 _FAILED_RUN = ("error", "failed", "interrupted")
+INPUT_MESSAGES = 100  # the default cap of input messages per chat span (None: every one)
 
 
 class _MessageJson:
-    """Each message's redacted GenAI JSON, made once: a step re-sends the whole history, and the
-    record shares one object per distinct message between the steps that send it."""
+    """Each message's (and tool definition's) redacted GenAI JSON, made once: a step re-sends
+    the whole history and the same tools, and the record shares one object per distinct message
+    (and tool) between the steps that send it."""
 
     def __init__(self) -> None:
-        self._done: dict[int, tuple[Message, str]] = {}
+        self._done: dict[int, tuple[object, str]] = {}
 
     def array(self, messages: Sequence[Message]) -> Verbatim:
-        parts = []
-        for m in messages:
-            hit = self._done.get(id(m))
-            if hit is None:
-                text = json.dumps(redact(g.to_genai(m)), ensure_ascii=False, separators=(",", ":"))
-                hit = self._done[id(m)] = (m, text)  # the message kept: its id stays unique
-            parts.append(hit[1])
-        return Verbatim("[" + ",".join(parts) + "]")
+        return Verbatim("[" + ",".join(self._once(m, _message_json) for m in messages) + "]")
+
+    def tools(self, tools: Sequence[ToolSpec]) -> Verbatim | list[Any]:
+        if not tools:
+            return []  # an empty array value, as before
+        return Verbatim("[" + ",".join(self._once(t, _tool_json) for t in tools) + "]")
+
+    def _once(self, obj: Any, make: Callable[[Any], str]) -> str:
+        hit = self._done.get(id(obj))
+        if hit is None:
+            hit = self._done[id(obj)] = (obj, make(obj))  # the object kept: its id stays unique
+        return hit[1]
 
 
-def run_to_otlp(record: RunRecord, *, content: bool = True) -> dict[str, Any]:
+def _compact(value: Any) -> str:
+    return json.dumps(redact(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def _message_json(message: Message) -> str:
+    return _compact(g.to_genai(message))
+
+
+def _tool_json(tool: ToolSpec) -> str:
+    return _compact({"type": "function", **tool.model_dump(mode="json")})
+
+
+def run_to_otlp(
+    record: RunRecord, *, content: bool = True, input_messages: int | None = INPUT_MESSAGES
+) -> dict[str, Any]:
     """The ``ExportTraceServiceRequest`` of one run, as OTLP/JSON."""
+    resource, scope = _resource_and_scope()
+    spans = list(_spans(record, content, input_messages))
+    return {"resourceSpans": [{"resource": resource, "scopeSpans": [{**scope, "spans": spans}]}]}
+
+
+def otlp_json_chunks(
+    record: RunRecord, *, content: bool = True, input_messages: int | None = INPUT_MESSAGES
+) -> Iterator[str]:
+    """The text of ``run_to_otlp(...)`` in pieces, one span (a line) at a time: the whole
+    document is never in memory."""
+    resource, scope = _resource_and_scope()
+    return document_chunks(resource, scope, _spans(record, content, input_messages))
+
+
+def _resource_and_scope() -> tuple[dict[str, Any], dict[str, Any]]:
+    resource = {"attributes": attributes({"service.name": SERVICE})}
+    return resource, {"scope": {"name": SCOPE, "version": __version__}}
+
+
+def _spans(record: RunRecord, content: bool, cap: int | None) -> Iterator[dict[str, Any]]:
     cache = _MessageJson()
     trace_id = stable_id(f"trace:{record.run_id}", 16)
     root_id = stable_id(f"run:{record.run_id}", 8)
     start = _iso_to_ns(record.started_at)
-    spans: list[dict[str, Any]] = []
+    t = start + sum(_ms_to_ns(step.latency_ms) for step in record.steps)
+    run_end = max(t, start + _ms_to_ns(record.duration_ms))
+    yield _run_span(record, trace_id, root_id, start, run_end, content)
     t = start
+    previous: Sequence[Message] = ()
     for step in record.steps:
         end = t + _ms_to_ns(step.latency_ms)
-        spans.append(_chat_span(record, step, trace_id, root_id, t, end, content, cache))
-        spans.extend(_tool_spans(record, step, trace_id, root_id, end, content))
-        t = end
-    run_end = max(t, start + _ms_to_ns(record.duration_ms))
-    spans.insert(0, _run_span(record, trace_id, root_id, start, run_end, content))
-    return {
-        "resourceSpans": [
-            {
-                "resource": {"attributes": attributes({"service.name": SERVICE})},
-                "scopeSpans": [{"scope": {"name": SCOPE, "version": __version__}, "spans": spans}],
-            }
-        ]
-    }
+        messages = step.request.messages
+        skipped = _skipped(previous, messages, cap) if content else 0
+        yield _chat_span(record, step, trace_id, root_id, t, end, content, cache, skipped)
+        yield from _tool_spans(record, step, trace_id, root_id, end, content)
+        previous, t = messages, end
+
+
+def _skipped(previous: Sequence[Message], messages: Sequence[Message], cap: int | None) -> int:
+    """How many leading messages a chat span leaves out: at most what it shares with the
+    previous chat span's request, and only so many that ``cap`` are left."""
+    if cap is None or len(messages) <= cap or not previous:
+        return 0
+    return min(len(messages) - cap, common_prefix(previous, messages))
 
 
 def _span(
@@ -166,6 +219,7 @@ def _chat_span(
     end: int,
     content: bool,
     cache: _MessageJson,
+    skipped: int = 0,
 ) -> dict[str, Any]:
     request, response = step.request, step.response
     attrs: dict[str, Any] = {
@@ -185,9 +239,7 @@ def _chat_span(
         g.ns("step.ttft_ms"): step.ttft_ms,
         g.ns("step.error"): step.error,
         # The tools offered: names and schemas are definitions, not content.
-        g.TOOL_DEFINITIONS: [
-            {"type": "function", **t.model_dump(mode="json")} for t in request.tools
-        ],
+        g.TOOL_DEFINITIONS: cache.tools(request.tools),
     }
     if step.ttft_ms is not None:
         attrs[g.TTFC] = step.ttft_ms / 1000
@@ -199,7 +251,9 @@ def _chat_span(
             attrs[g.FINISH_REASONS] = [response.finish_reason]
     if content:
         attrs[g.SYSTEM_INSTRUCTIONS] = [{"type": "text", "content": request.system}]
-        attrs[g.INPUT_MESSAGES] = cache.array(request.messages)
+        attrs[g.INPUT_MESSAGES] = cache.array(request.messages[skipped:])
+        if skipped:
+            attrs[g.ns("step.input_messages_skipped")] = skipped
         attrs[g.ns("step.feedback")] = [m.model_dump(mode="json") for m in step.feedback]
         if response is not None:
             attrs[g.OUTPUT_MESSAGES] = [_output_message(step)]

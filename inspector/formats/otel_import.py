@@ -140,7 +140,10 @@ def _own_fidelity(file: str, content: bool, steps: int) -> Fidelity:
 def _own_step(span: Span, tool_spans: list[Span], reader: g.MessageReader) -> Step:
     a = span.attributes
     system_parts = _json(span, g.SYSTEM_INSTRUCTIONS, [])
-    messages = reader.read(_json(span, g.INPUT_MESSAGES, []))
+    skipped = a.get(g.ns("step.input_messages_skipped"), 0)
+    if not isinstance(skipped, int) or skipped < 0:
+        raise ValueError(f"{span.label}: {g.ns('step.input_messages_skipped')} must be a count")
+    messages = reader.read(_json(span, g.INPUT_MESSAGES, []), skipped)
     request = StepRequest(
         system="".join(content_text(p.get("content")) for p in system_parts),
         messages=messages,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +60,30 @@ def value(v: Any) -> dict[str, Any]:
 
 def attributes(items: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [{"key": k, "value": value(v)} for k, v in items.items() if v is not None]
+
+
+def document_chunks(
+    resource: dict[str, Any], scope: dict[str, Any], spans: Iterable[dict[str, Any]]
+) -> Iterator[str]:
+    """The text of ``{"resourceSpans": [{"resource", "scopeSpans": [{**scope, "spans"}]}]}``,
+    one span at a time (at least one span): the frame indented as ``json.dumps(...,
+    indent=1)`` makes it, each span compact on a line of its own (the C encoder; ``indent``
+    would take the pure-Python one, 3x slower)."""
+    hole = json.dumps(_HOLE)
+    shell = {"resourceSpans": [{"resource": resource, "scopeSpans": [{**scope, "spans": [_HOLE]}]}]}
+    text = json.dumps(shell, ensure_ascii=False, indent=1)
+    at = text.index(hole)
+    line = text.rindex("\n", 0, at) + 1
+    indent = text[line:at]
+    yield text[:line]
+    separator = ""
+    for span in spans:
+        yield separator + indent + json.dumps(span, ensure_ascii=False, separators=(",", ":"))
+        separator = ",\n"
+    yield text[at + len(hole) :] + "\n"
+
+
+_HOLE = "\u0000spans\u0000"
 
 
 class OtlpShapeError(ValueError):
