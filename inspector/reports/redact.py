@@ -69,6 +69,10 @@ _NEEDLES = (
 _ESCAPE = r'(?:\\[nrtbf"\\/]|\\u[0-9a-f]{4})'
 _AFTER_NAME = re.compile(rf'(?:\s|"|{_ESCAPE})*[:=]')
 _ESCAPE_BEFORE = re.compile(rf"{_ESCAPE}$")
+# A key that names a secret, a mapping or a URL but holds nothing (``"base_url":null``,
+# ``"headers":{}``: every scenario's model section) leaves nothing to redact. The quote is
+# unescaped, so it ends a key (a string value is never followed by ``:``); the text is compact.
+_NOTHING_AFTER = ('":null', '":{}', '":[]')
 
 
 def _may_hold_secrets(text: str) -> bool:
@@ -78,7 +82,8 @@ def _may_hold_secrets(text: str) -> bool:
     for name in _NEEDLES:
         at = low.find(name)
         while at != -1:
-            if _AFTER_NAME.match(low, at + len(name)):
+            end = at + len(name)
+            if _AFTER_NAME.match(low, end) and not low.startswith(_NOTHING_AFTER, end):
                 return True
             at = low.find(name, at + 1)
     at = low.find("sk-")
