@@ -10,7 +10,8 @@ wider than it ever was, ``wrap=True`` when a new text takes another number of li
 Unwrapped, it paints its text on one line of a height fixed by the font, elided with "…" when
 it does not fit, the whole text then its tooltip. Plain text, or rich text
 (``Qt::mightBeRichText``: tags, coloured spans) drawn as ``QLabel`` draws it, in the palette's
-text colour; the text is its accessible name, in plain words. No links, no selection.
+text colour; the text is its accessible name, in plain words, and it is announced as static
+text as a ``QLabel`` is (``_StaticText``). No links, no selection.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
+    QAccessible,
     QHelpEvent,
     QPainter,
     QPaintEvent,
@@ -26,11 +28,34 @@ from PySide6.QtGui import (
     QTextOption,
 )
 from PySide6.QtGui import Qt as GuiQt  # Qt.mightBeRichText is QtGui's
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QAccessibleWidget, QSizePolicy, QToolTip, QWidget
 
 ELLIPSIS = "…"
 GROW_CHARS = 3  # ``grow``: its width grows in steps of this many average characters
 MIN_CHARS = 8  # the narrowest it lays out (``grow=False``), in average characters
+
+
+class _StaticText(QAccessibleWidget):
+    """A ``StatusLine`` to assistive technology: static text named by its plain words (a plain
+    ``QWidget`` is announced with a generic role)."""
+
+    def __init__(self, line: StatusLine) -> None:
+        super().__init__(line, QAccessible.Role.StaticText, "")
+
+
+def _accessible(key: str, obj: object) -> QAccessibleWidget | None:
+    return _StaticText(obj) if isinstance(obj, StatusLine) else None
+
+
+_factory_installed = False
+
+
+def _install_accessible() -> None:
+    """Once per process, before the first ``StatusLine`` is asked for its interface."""
+    global _factory_installed
+    if not _factory_installed:
+        QAccessible.installFactory(_accessible)
+        _factory_installed = True
 
 
 class StatusLine(QWidget):
@@ -49,6 +74,7 @@ class StatusLine(QWidget):
         word-wrapped on as many lines as it takes, the layout asked again only
         when a new text takes another number of lines. ``plain``: never read as rich text."""
         super().__init__(parent)
+        _install_accessible()
         self._wrap = wrap
         self._plain_only = plain
         self._text = ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint
-from PySide6.QtGui import QColor, QFont, QHelpEvent, QPalette, QTextDocument
+from PySide6.QtGui import QAccessible, QColor, QFont, QHelpEvent, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication, QToolTip, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -126,3 +126,14 @@ def test_its_text_is_drawn_in_the_palettes_text_colour(qtbot: QtBot) -> None:
             for y in range(image.height())
         }
         assert "#f0f0f0" in colours, widget.text()
+
+
+def test_announced_as_static_text_named_by_its_plain_words(qtbot: QtBot) -> None:
+    line = StatusLine("<b>Step 4</b> · attempt 3")
+    window = in_window(qtbot, line)  # kept: the line is its child
+    interface = QAccessible.queryAccessibleInterface(line)
+    assert interface is not None
+    assert interface.role() == QAccessible.Role.StaticText  # a bare QWidget: Role.Client
+    line.setText("Step 5 · attempt 3")
+    assert interface.text(QAccessible.Text.Name) == "Step 5 · attempt 3"
+    assert window.isVisible()
