@@ -5,27 +5,15 @@ main window out again (issue 18: each relayout took 3–8 ms)."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, QObject
 from pytestqt.qtbot import QtBot
 
 from inspector.app.shell.main_window import MainWindow
 from inspector.app.timeline.timeline_view import FOLLOW_MS
 from inspector.core.events import Event, StepFinished, StepStarted, TextDelta
 from tests.helpers.demo_events import demo_run
+from tests.helpers.qt_events import LayoutRequests
 
 FOLLOWS = 12
-
-
-class LayoutRequests(QObject):
-    def __init__(self, watched: QObject) -> None:
-        super().__init__()
-        self.count = 0
-        watched.installEventFilter(self)
-
-    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.LayoutRequest:
-            self.count += 1
-        return False
 
 
 def step_events(events: tuple[Event, ...], index: int) -> list[Event]:

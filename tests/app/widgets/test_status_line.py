@@ -4,23 +4,13 @@ change does); cut text ends in "…" with the whole text as tooltip and accessib
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, QObject, QPoint
+from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QAccessible, QColor, QFont, QHelpEvent, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication, QToolTip, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from inspector.app.widgets.status_line import StatusLine
-
-
-class LayoutRequests(QObject):
-    def __init__(self, watched: QObject) -> None:
-        super().__init__()
-        self.count = 0
-        watched.installEventFilter(self)
-
-    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
-        self.count += event.type() == QEvent.Type.LayoutRequest
-        return False
+from tests.helpers.qt_events import LayoutRequests
 
 
 def in_window(qtbot: QtBot, line: StatusLine, width: int = 400) -> QWidget:
