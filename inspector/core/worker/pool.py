@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import contextlib
 import dataclasses
 import math
@@ -235,6 +236,14 @@ _generation = 0
 _checked: dict[Target, tuple[int, int]] = {}
 
 
+# Workers are started from one thread that lives as long as the app: the worker's
+# PR_SET_PDEATHSIG (``child._die_with``) fires when the *thread* that started it ends, so a
+# worker started by a short-lived thread (a turn run by ``asyncio.run`` on a pool thread: a
+# replay, a sweep arm, a test) was SIGKILLed mid-call once that thread had gone.
+SPAWNER_THREAD = "user-code-spawner"
+_spawner = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=SPAWNER_THREAD)
+
+
 def _take() -> WorkerProcess:
     with _lock:
         while _idle:
@@ -243,7 +252,7 @@ def _take() -> WorkerProcess:
                 return worker
             _live.discard(worker)
             worker.kill()  # it died while idle (killed from outside)
-        worker = WorkerProcess()
+        worker = _spawner.submit(WorkerProcess).result()
         _live.add(worker)
         return worker
 
