@@ -1,8 +1,9 @@
 """A small real HTTP server on 127.0.0.1, in a thread, serving queued replies.
 
 Each reply can stream its body in slow chunks (chunked transfer encoding), break the connection
-off mid-body, or stop and wait for the client to hang up. Every request received is recorded,
-including whether the client closed the connection while its reply was streaming.
+off mid-body, or stop (before its first byte or after some) and wait for the client to hang up.
+Every request received is recorded, including whether the client closed the connection while
+its reply was streaming or held.
 
     with LoopbackServer() as server:
         server.queue(sse_reply(body, chunk_size=64, chunk_delay_s=0.01))
@@ -34,6 +35,8 @@ class Reply:
     chunk_delay_s: float = 0.0  # pause before each slice
     cut_after: int | None = None  # drop the connection after this many body bytes
     hold_after: int | None = None  # after this many bytes, send nothing until the client leaves
+    hold_before: bool = False  # send nothing at all (not even the status) until the client leaves
+    release: threading.Event | None = None  # with hold_before: answer once it is set
     close_connection: bool = False  # answer with Connection: close
 
 
@@ -53,6 +56,7 @@ class Received:
     headers: dict[str, str]
     body: bytes
     disconnected: threading.Event = field(default_factory=threading.Event)
+    body_sent: int = 0  # bytes of the reply's body written (and flushed) so far
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -91,6 +95,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _send(self, reply: Reply, received: Received) -> None:
+        if reply.hold_before and not self._held(received, reply.release):
+            return
         streamed = reply.chunk_size is not None or reply.cut_after is not None
         streamed = streamed or reply.hold_after is not None
         self.send_response(reply.status)
@@ -105,6 +111,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(reply.body)
             self.wfile.flush()
+            received.body_sent = len(reply.body)
             return
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
@@ -125,18 +132,27 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
             self.wfile.flush()
             sent += len(piece)
+            received.body_sent = sent
         if reply.cut_after is not None:
             self._drop()
             return
         if reply.hold_after is not None:
-            while not self.server.owner.stopping.is_set():
-                if self._client_gone(0.05):
-                    received.disconnected.set()
-                    break
-            self._drop()
+            self._held(received)
             return
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _held(self, received: Received, release: threading.Event | None = None) -> bool:
+        """Sends nothing until ``release`` is set (True: go on), or the client leaves or the
+        server stops (False: the connection is dropped)."""
+        while not self.server.owner.stopping.is_set():
+            if release is not None and release.is_set():
+                return True
+            if self._client_gone(0.01 if release is not None else 0.05):
+                received.disconnected.set()
+                break
+        self._drop()
+        return False
 
     def _client_gone(self, wait_s: float) -> bool:
         """Waits up to ``wait_s``; True when the client closed its end meanwhile."""
