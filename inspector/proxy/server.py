@@ -8,6 +8,12 @@ the command line runs it with ``asyncio.run`` and the window can host it on its 
 Server: aiohttp (see docs/proxy.md for why): it runs inside any running asyncio loop (qasync's
 too) without owning signals, parses HTTP in C, and with ``handler_cancellation`` cancels the
 handler the moment a client hangs up, which closes the upstream stream at once.
+
+A hang-up reaches the handler one of two ways, sometimes both, one after the other: a write to
+the client fails (the reply was still streaming), or the handler is cancelled (at whichever
+``await`` it was: waiting for the upstream's headers or its next chunk, or already closing the
+upstream). Either ends the step ``cancelled`` once; closing the upstream runs as a task of its
+own, so the second notice cannot cut it short and leave the upstream connection open.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import httpx
@@ -91,7 +97,7 @@ class RecordingProxy:
         self._owns_client = client is None
         self._runner: web.AppRunner | None = None
         self._reaper: asyncio.Task[None] | None = None
-        self._settling: set[asyncio.Future[None]] = set()
+        self._apart: set[asyncio.Future[None]] = set()  # see _run_apart
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -124,8 +130,9 @@ class RecordingProxy:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-        while self._settling:  # steps whose replies were delivered are recorded whole
-            await asyncio.gather(*self._settling, return_exceptions=True)
+        # Steps whose replies were delivered are recorded whole; upstream connections closed.
+        while self._apart:
+            await asyncio.gather(*self._apart, return_exceptions=True)
         if self._reaper is not None:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -213,7 +220,10 @@ class RecordingProxy:
         try:
             return await self._stream_back(request, upstream, api, call, raw_request, recorded)
         finally:
-            await upstream.aclose()
+            # Shielded: a hang-up noticed by a failed write is followed by the handler's
+            # cancellation, which would otherwise land inside this close (httpcore's cleanup
+            # does not survive it) and leave the upstream connection open, still generating.
+            await asyncio.shield(self._run_apart(upstream.aclose()))
 
     async def _stream_back(
         self,
@@ -237,20 +247,17 @@ class RecordingProxy:
         parse = recorded is not None and recorded[2]
         sent = 0
         try:
-            await reply.prepare(request)
+            await self._to_client(reply.prepare(request))  # sends the headers
             async for chunk in upstream.aiter_bytes():
                 if call is not None and call.first_byte is None:
                     call.first_byte = self.clock()
-                try:
-                    await reply.write(chunk)
-                except ConnectionError as exc:  # aiohttp's ClientConnectionResetError too
-                    raise _ClientGone from exc
+                await self._to_client(reply.write(chunk))
                 sent += len(chunk)
                 if call is not None:
                     for piece in capture.feed(chunk):
                         if parse:
                             self.book.chunk(call, piece)
-            await reply.write_eof()
+            await self._to_client(reply.write_eof())
         except asyncio.CancelledError:
             self._client_left(call, raw_request, capture, sent, parse)
             raise
@@ -274,14 +281,27 @@ class RecordingProxy:
             await asyncio.shield(self._settle_apart(call, capture, raw, parse))
         return reply
 
+    @staticmethod
+    async def _to_client(sending: Coroutine[Any, Any, Any]) -> None:
+        """Sends to the client; a failed send (it hung up) raises ``_ClientGone``."""
+        try:
+            await sending
+        except ConnectionError as exc:  # aiohttp's ClientConnectionResetError too
+            raise _ClientGone from exc
+
+    def _run_apart(self, work: Coroutine[Any, Any, None]) -> asyncio.Future[None]:
+        """``work`` as a task of its own, which the handler's cancellation (the client hanging
+        up) cannot cut short, and which ``stop()`` waits for."""
+        task = asyncio.ensure_future(work)
+        self._apart.add(task)
+        task.add_done_callback(self._apart.discard)
+        return task
+
     def _settle_apart(
         self, call: Call, capture: ReplyCapture, raw: RawExchange, model_call: bool
     ) -> asyncio.Future[None]:
-        """``_settle`` as a task of its own, which ``stop()`` waits for."""
-        settling = asyncio.ensure_future(self._settle(call, capture, raw, model_call))
-        self._settling.add(settling)
-        settling.add_done_callback(self._settling.discard)
-        return settling
+        """``_settle`` as a task of its own (see ``_run_apart``)."""
+        return self._run_apart(self._settle(call, capture, raw, model_call))
 
     def _client_left(
         self,

@@ -7,7 +7,9 @@ stops it (ending every open run) and returns the runs as the store rebuilds them
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +26,21 @@ from tests.providers.loopback import LoopbackServer, Reply
 
 OPENAI = wire_folder("openai-chat")
 ANTHROPIC = wire_folder("anthropic-messages")
+LOCAL = wire_folder("openai-compatible-local")
 KEY = "sk-test-proxy-key-0123456789abcdef"
+
+
+def pending_rows(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(
+            conn.execute("SELECT count(*) FROM steps WHERE status = 'pending'").fetchone()[0]
+        )
+
+
+async def until(condition: Callable[[], object], what: str) -> None:
+    """Waits (without a time bound of its own: pytest-timeout ends a hang) for ``condition()``."""
+    while not condition():
+        await asyncio.sleep(0.01)
 
 
 def fixture_reply(folder: Path, name: str, **kwargs: object) -> tuple[Reply, bytes]:

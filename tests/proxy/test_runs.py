@@ -15,8 +15,8 @@ from inspector.core.events import RunFinished, VerdictsReady
 from inspector.proxy import RUN_HEADER, Upstreams, load_validators
 from inspector.store import Store
 from tests.providers.loopback import LoopbackServer, Reply, json_reply
-from tests.proxy.conftest import KEY, OPENAI, Proxied, fixture_reply, start_proxied
-from tests.proxy.test_faults import CHAT, HEADERS, until
+from tests.proxy.conftest import KEY, OPENAI, Proxied, fixture_reply, start_proxied, until
+from tests.proxy.test_faults import CHAT, HEADERS
 
 JOKE = "Why did Opentelemetry break up with Tracing? Because it couldn't handle the baggage!"
 
