@@ -192,6 +192,25 @@ class RecordingProxy:
         body: bytes,
         recorded: tuple[Call, Any, bool] | None,
     ) -> web.StreamResponse:
+        """Forwards the call. Whatever happens, a recorded call's step ends: a fault of the
+        proxy's own (a bug) ends it ``error``, never leaves it ``pending``."""
+        try:
+            return await self._forward(request, api, body, recorded)
+        except Exception as exc:
+            if recorded is not None and not recorded[0].done.is_set():
+                call, data, _ = recorded
+                message = f"agent-inspector proxy: {type(exc).__name__}: {exc}"
+                raw = {"method": request.method, "path": request.path, "body": data}
+                self.book.failed(call, "error", message, RawExchange(request=raw))
+            raise
+
+    async def _forward(
+        self,
+        request: web.Request,
+        api: Api,
+        body: bytes,
+        recorded: tuple[Call, Any, bool] | None,
+    ) -> web.StreamResponse:
         assert self._client is not None
         headers = request_headers(api, request.headers.items(), self.upstreams)
         url = self.upstreams.url(api, request.path, request.query_string)

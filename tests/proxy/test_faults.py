@@ -8,10 +8,12 @@ import asyncio
 import json
 import socket
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from inspector.proxy.capture import ReplyCapture
 from tests.providers.loopback import LoopbackServer, Reply
 from tests.proxy.conftest import (
     KEY,
@@ -184,3 +186,25 @@ async def test_a_body_that_is_not_a_request_is_refused_and_not_recorded(
         assert response.json()["type"] == "error"
     assert proxied.upstream.received == []
     assert await proxied.records() == []
+
+
+async def test_a_fault_of_the_proxys_own_still_ends_the_step(
+    proxied: Proxied, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: ReplyCapture, chunk: bytes) -> list[Any]:
+        raise RuntimeError("a bug in reading the reply")
+
+    monkeypatch.setattr(ReplyCapture, "feed", broken)
+    sse = (OPENAI / "stream-text-usage-gpt4o.response.sse").read_bytes()
+    proxied.upstream.queue(Reply(body=sse, content_type="text/event-stream", chunk_size=100))
+    async with httpx.AsyncClient(base_url=proxied.openai_url) as client:
+        with pytest.raises(httpx.RemoteProtocolError):  # the reply breaks off for the client
+            await client.post("/chat/completions", json={**CHAT, "stream": True}, headers=HEADERS)
+
+    (record,) = await proxied.records()
+    (step,) = record.steps
+    assert step.status == "error"
+    assert step.error == "agent-inspector proxy: RuntimeError: a bug in reading the reply"
+    assert step.raw is not None and step.raw.request["body"]["stream"] is True
+    assert record.status == "error"
+    assert pending_rows(proxied.db) == 0
