@@ -48,6 +48,9 @@ __all__ = ["MODEL_PATHS", "RecordingProxy"]
 
 MODEL_PATHS = frozenset({"/v1/chat/completions", "/v1/messages"})
 _EMPTY = StepRequest(system="", messages=[])
+# How long stop() lets calls in flight go on before cancelling them. aiohttp's default (60 s)
+# would hold stop() as long as a silent upstream keeps a call waiting for its answer.
+_STOP_GRACE_S = 0.5
 
 
 def _error_body(api: Api, status: int, message: str) -> bytes:
@@ -98,6 +101,7 @@ class RecordingProxy:
         self._runner: web.AppRunner | None = None
         self._reaper: asyncio.Task[None] | None = None
         self._apart: set[asyncio.Future[None]] = set()  # see _run_apart
+        self._stopping = False  # calls cut now are cut by stop(), not by their client
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -107,6 +111,7 @@ class RecordingProxy:
         return f"http://{self.host}:{self.port}"
 
     async def start(self) -> None:
+        self._stopping = False
         if self._client is None:
             self._client = httpx.AsyncClient(
                 timeout=self.timeout,
@@ -115,7 +120,9 @@ class RecordingProxy:
             )
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
+        self._runner = web.AppRunner(
+            app, handler_cancellation=True, access_log=None, shutdown_timeout=_STOP_GRACE_S
+        )
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
@@ -127,6 +134,7 @@ class RecordingProxy:
 
     async def stop(self) -> None:
         """Stops serving (calls in flight end ``cancelled``) and ends every open run."""
+        self._stopping = True
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -226,8 +234,8 @@ class RecordingProxy:
             upstream = await self._client.send(outgoing, stream=True)
         except asyncio.CancelledError:
             if call is not None:
-                self.book.failed(call, "cancelled", "the client disconnected before the reply",
-                                 RawExchange(request=raw_request))  # fmt: skip
+                message = f"{self._who_left()} before the reply"
+                self.book.failed(call, "cancelled", message, RawExchange(request=raw_request))
             raise
         except httpx.HTTPError as exc:
             error = transport_error(exc, provider=f"{api} upstream {redact_url(url)}")
@@ -336,8 +344,11 @@ class RecordingProxy:
         if capture.complete:  # it had the whole reply: recorded as a reply
             self._settle_apart(call, capture, raw, model_call)
             return
-        message = f"the client disconnected after {sent} bytes of the reply"
+        message = f"{self._who_left()} after {sent} bytes of the reply"
         self.book.failed(call, "cancelled", message, raw, capture.partial_text)
+
+    def _who_left(self) -> str:
+        return "the proxy stopped" if self._stopping else "the client disconnected"
 
     async def _settle(
         self, call: Call, capture: ReplyCapture, raw: RawExchange, model_call: bool

@@ -28,6 +28,7 @@ import httpx
 import pytest
 
 from inspector.core.events import StepFinished
+from inspector.core.records import RunRecord
 from tests.providers.loopback import Received, Reply
 from tests.proxy.conftest import ANTHROPIC, KEY, LOCAL, OPENAI, Proxied, pending_rows, until
 
@@ -211,3 +212,42 @@ async def test_a_client_hanging_up_on_a_forwarded_get_closes_the_upstream(
     received = await the_call_upstream(proxied)
     await until(received.disconnected.is_set, "the upstream sees the proxy hang up too")
     assert await proxied.records() == []  # a GET is not a model call: nothing recorded
+
+
+async def test_the_proxy_stopping_before_the_reply_cancels_the_step_saying_so(
+    proxied: Proxied,
+) -> None:
+    route = STREAMED["openai"]
+    queue(proxied, Reply(hold_before=True))
+    async with httpx.AsyncClient(base_url=proxied.proxy.url) as client:
+        calling = asyncio.ensure_future(
+            client.post(route.path, json=route.request(), headers=route.headers())
+        )
+        await the_call_upstream(proxied)
+        (record,) = await proxied.records()  # stops the proxy
+        with pytest.raises(httpx.RemoteProtocolError):
+            await calling
+    await assert_stopped(proxied, record, "the proxy stopped before the reply")
+
+
+async def test_the_proxy_stopping_mid_stream_cancels_the_step_saying_so(proxied: Proxied) -> None:
+    route = STREAMED["openai"]
+    queue(proxied, route.reply(chunk_size=100, hold_after=600))
+    async with (
+        httpx.AsyncClient(base_url=proxied.proxy.url) as client,
+        client.stream("POST", route.path, json=route.request(), headers=route.headers()) as reply,
+    ):
+        async for _ in reply.aiter_raw():
+            break
+        (record,) = await proxied.records()  # stops the proxy
+    await assert_stopped(proxied, record, "the proxy stopped after")
+
+
+async def assert_stopped(proxied: Proxied, record: RunRecord, said: str) -> None:
+    received = await the_call_upstream(proxied)
+    await until(received.disconnected.is_set, "the upstream sees the proxy hang up")
+    (step,) = record.steps
+    assert step.status == "cancelled"
+    assert step.error is not None and step.error.startswith(said)
+    assert (record.status, record.termination) == ("cancelled", "cancelled")
+    assert pending_rows(proxied.db) == 0
