@@ -4,7 +4,8 @@ upstream at once (the loopback upstream sees its connection close): before the u
 (a streamed or a non-streamed call), as its answer arrives, mid-stream while the upstream holds
 its stream open, between slow chunks, as a chunk arrives — on every route the proxy serves
 (OpenAI, Anthropic, an OpenAI-compatible local server, another path recorded raw). A forwarded
-GET, not recorded, is closed upstream too.
+GET, not recorded, is closed upstream too. The proxy stopping mid-call cuts it the same way,
+saying the proxy stopped.
 
 "As ... arrives": the upstream's bytes and the client's hang-up reach the proxy in the same turn
 of its event loop, the bytes first, so the proxy's write to the client fails and the handler's
