@@ -81,10 +81,13 @@ class _EventLines:
             dump = event.model_dump(mode="json", exclude={"request"})
             dump["request"] = self.deltas.request_piece(event.index, event.request)
         elif isinstance(event, StepFinished):
-            dump = _with(event, "step", self.step(event.step))
+            dump = _with(event, step=self.step(event.step))
         elif isinstance(event, RunFinished):
-            steps = array(self.step(step) for step in event.record.steps)
-            dump = _with(event, "record", _with(event.record, "steps", steps))
+            record = event.record
+            steps = array(self.step(step) for step in record.steps)
+            # The transcript's messages are the requests' (one object each, as loaded).
+            transcript = array(self.deltas.message_piece(m) for m in record.transcript)
+            dump = _with(event, record=obj(_with(record, steps=steps, transcript=transcript)))
         else:
             return piece(
                 {"version": JSONL_VERSION, "t_ms": timed.t_ms, **event.model_dump(mode="json")}
@@ -101,13 +104,14 @@ class _EventLines:
         return with_key(with_key(fields, "request", request), "raw", raw)
 
 
-def _with(model: BaseModel, name: str, value: Piece | dict[str, Any]) -> dict[str, Any]:
-    """``model``'s dump with ``value`` in place of field ``name`` (at that field's place)."""
-    dump = model.model_dump(mode="json", exclude={name})
+def _with(model: BaseModel, **pieces: Piece) -> dict[str, Any]:
+    """``model``'s dump with ``pieces`` in place of the fields they name (at those fields'
+    places)."""
+    dump = model.model_dump(mode="json", exclude=set(pieces))
     out: dict[str, Any] = {}
     for field in type(model).model_fields:
-        if field == name:
-            out[name] = value if isinstance(value, Piece) else obj(value)
+        if field in pieces:
+            out[field] = pieces[field]
         elif field in dump:
             out[field] = dump[field]
     return out

@@ -76,10 +76,10 @@ class RequestDeltas:
         messages = request.messages
         base = self._messages.base(index)
         if base is None:
-            out = with_key(fields, "messages", array(self._message(m) for m in messages))
+            out = with_key(fields, "messages", array(self.message_piece(m) for m in messages))
         else:
             keep = common_prefix(self._messages.by_step[base], messages)
-            added = array(self._message(m) for m in messages[keep:])
+            added = array(self.message_piece(m) for m in messages[keep:])
             delta = Piece(
                 f'{{"step":{base},"keep":{keep},"added":{added.text}}}',
                 {"step": base, "keep": keep, "added": added.value},
@@ -122,7 +122,8 @@ class RequestDeltas:
             seen = self._fields_seen[text] = Piece(text, value, may_hold_secrets(text))
         return seen
 
-    def _message(self, message: Message) -> Piece:
+    def message_piece(self, message: Message) -> Piece:
+        """A message's dump, once per message object."""
         return self._pieces.get(message, lambda: piece(message.model_dump(mode="json")))
 
 
