@@ -7,7 +7,8 @@ request repeating messages written before says so instead (``jsonl_requests``; v
 the file grows with the turn's distinct content. ``read_jsonl`` parses it back to the events.
 ``t_ms`` is milliseconds from the run's start. ``synthesized: true`` says the events were
 rebuilt from the record (no event log was stored). Credentials are redacted
-(``inspector.reports.redact``).
+(``inspector.reports.redact``). Each line is spliced from pieces written once (a step's dump,
+a request's fields, a message: ``json_pieces``), byte for byte the line dumped whole.
 """
 
 from __future__ import annotations
