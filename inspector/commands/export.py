@@ -71,24 +71,44 @@ def _add_otel_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
-    from inspector.commands.sweep_run import export_sweep, is_sweep_id
     from inspector.core.errors import ScenarioError
-    from inspector.core.events import RunFinished
-    from inspector.reports.synthetic_events import events_from_record
+    from inspector.workflows.sweep_ids import is_sweep_id
 
-    if is_sweep_id(args.run_id):
+    if is_sweep_id(args.run_id):  # the sweep machinery is imported for sweeps only
+        from inspector.commands.sweep_run import export_sweep
+
         return export_sweep(args, out, _write_atomically)
     args.format = args.format or "jsonl"
     if args.format not in RUN_FORMATS:
         raise ScenarioError(
             f"export --format {args.format}: a run exports as {', '.join(RUN_FORMATS)}"
         )
-    otel = args.format == "otel" or args.otlp_endpoint is not None
-    with open_store_for_reading(args.db) as store:
-        if otel:
+    if args.format == "otel" or args.otlp_endpoint is not None:
+        with open_store_for_reading(args.db) as store:
             record = store.load(args.run_id)
-            events: Sequence[Timed] = ()
-        elif args.format == "html":  # the report is the record's: no events to read
+        return _export_otel(record, args, out)  # the store closed first: a push may wait
+    # A report reads the run and writes it: what is read and made holds no cycles, and the
+    # collector would only walk it again and again as the export allocates (half of a
+    # 10,000-step export's time). Off until the report is written, then what was read is
+    # frozen: neither a later collection nor the one at the process's exit walks it.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _export_report(args, out)
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def _export_report(args: argparse.Namespace, out: TextIO) -> int:
+    """A run as JSONL events or an HTML report."""
+    from inspector.core.events import RunFinished
+    from inspector.reports.synthetic_events import events_from_record
+
+    with open_store_for_reading(args.db) as store:
+        events: Sequence[Timed]
+        if args.format == "html":  # the report is the record's: no events to read
             record = store.load(args.run_id)
             synthesized = not store.has_events(record.run_id)
             events = ()
@@ -98,11 +118,6 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
             last = events[-1].event if events else None
             record = last.record if isinstance(last, RunFinished) else store.load(args.run_id)
             synthesized = not events
-    if otel:  # the store is closed first: a push may wait on the network
-        return _export_otel(record, args, out)
-    # What was read lives until the process ends: keep the collector from walking it again and
-    # again while the export allocates (half of a 10,000-step export's time).
-    gc.freeze()
     if args.format == "html":
         from inspector.reports.html_report import render_html
 

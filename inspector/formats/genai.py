@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from itertools import chain
 from typing import Any
 
 from inspector.core.messages import Message, ToolCall, content_text
+from inspector.core.shared_list import SharedPrefix
 
 # ---- GenAI semantic convention names ------------------------------------------------------------
 OPERATION = "gen_ai.operation.name"
@@ -150,31 +150,44 @@ def from_genai(data: Any) -> list[Message]:
 class MessageReader:
     """``from_genai`` over successive requests of one turn: each re-sends the history, so the
     messages it shares with the previous request (equal as parsed JSON) are that request's
-    record messages, not new ones — read once, shared, as the store shares them."""
+    record messages, not new ones — read once, shared, as the store shares them. Each request's
+    messages are a view (``SharedPrefix``) of one list that later requests extend: a turn of
+    ``n`` requests costs what its new messages cost, not ``n`` x its history."""
 
     def __init__(self) -> None:
-        self._raw: list[Any] = []
-        self._read: list[list[Message]] = []
+        self._raw: list[Any] = []  # the previous request's messages as sent, whole
+        self._ends: list[int] = []  # how many record messages the first i + 1 of them made
+        self._items: list[Message] = []  # the record messages, shared by the requests' views
 
-    def read(self, raw: Any, skipped: int = 0) -> list[Message]:
+    def read(self, raw: Any, skipped: int = 0) -> SharedPrefix[Message]:
         """``skipped``: the request's first messages left out of ``raw``, the first ``skipped``
         of the previous request (``agent_inspector.step.input_messages_skipped``)."""
         if not isinstance(raw, list):
             raise MessageShapeError("messages must be a list")
-        if skipped:
-            if not 0 < skipped <= len(self._raw):
-                raise MessageShapeError(
-                    f"{skipped} messages left out, but the previous request has {len(self._raw)}"
-                )
-            raw = self._raw[:skipped] + raw
-        keep = skipped
-        for before, now in zip(self._raw[keep:], raw[keep:], strict=False):
-            if before != now:
-                break
-            keep += 1
-        read = self._read[:keep] + [from_genai(m) for m in raw[keep:]]
-        self._raw, self._read = raw, read
-        return list(chain.from_iterable(read))
+        previous = self._raw
+        if skipped and not 0 < skipped <= len(previous):
+            raise MessageShapeError(
+                f"{skipped} messages left out, but the previous request has {len(previous)}"
+            )
+        # The request is previous[:skipped] + raw; it keeps previous[:keep].
+        shared = min(len(previous) - skipped, len(raw))
+        if previous[skipped : skipped + shared] == raw[:shared]:  # the usual case, in C
+            keep = skipped + shared
+        else:
+            keep = skipped
+            while keep < skipped + shared and previous[keep] == raw[keep - skipped]:
+                keep += 1
+        new = raw[keep - skipped :]
+        del previous[keep:]
+        previous.extend(new)
+        del self._ends[keep:]
+        kept = self._ends[-1] if self._ends else 0
+        if kept < len(self._items):  # the history changed: a list of its own from here on
+            self._items = self._items[:kept]
+        for message in new:
+            self._items.extend(from_genai(message))
+            self._ends.append(len(self._items))
+        return SharedPrefix(self._items, len(self._items))
 
 
 def reasoning_text(parts: Sequence[Any]) -> str | None:

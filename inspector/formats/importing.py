@@ -31,16 +31,15 @@ class ImportFileError(ScenarioError):
     """Bad input (exit 2): ``FILE: where: problem``."""
 
 
-def detect(text: str) -> Literal["otel", "pydantic-ai", "openai-jsonl"] | None:
+def detect(text: str, data: Any = None) -> Literal["otel", "pydantic-ai", "openai-jsonl"] | None:
     """The format a file's text is in: a JSON object with ``resourceSpans`` is OTLP/JSON, a JSON
-    list of request/response messages a Pydantic AI history, lines of JSON objects a log."""
+    list of request/response messages a Pydantic AI history, lines of JSON objects a log.
+    ``data``: the text already parsed (``None``: parsed here, when it parses)."""
     from inspector.formats.pydantic_ai_import import looks_like_history
 
     stripped = text.lstrip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
+    if data is None:
+        data = _parsed(text)
     if isinstance(data, dict) and "resourceSpans" in data:
         return "otel"
     if looks_like_history(data):
@@ -48,6 +47,14 @@ def detect(text: str) -> Literal["otel", "pydantic-ai", "openai-jsonl"] | None:
     if stripped.startswith("{"):
         return "openai-jsonl"
     return None
+
+
+def _parsed(text: str) -> Any:
+    """The text as one JSON value, or ``None`` (a log of lines, or not JSON at all)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def import_file(
@@ -63,26 +70,31 @@ def import_file(
         raise ImportFileError(f"{path}: not a UTF-8 text file") from None
     except OSError as exc:
         raise ImportFileError(f"{path}: cannot read: {exc.strerror}") from None
-    chosen = detect(text) if fmt == "auto" else fmt
+    # Parsed once: a long run's OTLP file is hundreds of MB.
+    data = _parsed(text) if fmt in ("auto", "otel", "pydantic-ai") else None
+    chosen = detect(text, data) if fmt == "auto" else fmt
     if chosen is None:
         raise ImportFileError(
             f"{path}: not OTLP/JSON, a Pydantic AI message history or chat-completions JSONL"
             " (use --format to say which)"
         )
     try:
-        return _parse(chosen, text, label, new_id)
+        return _parse(chosen, text, label, new_id, data)
     except ImportFileError:
         raise
     except MALFORMED_OR_DEEP as exc:
         raise ImportFileError(f"{path}: {chosen}: {why(exc)}") from None
 
 
-def _parse(fmt: str, text: str, label: str, new_id: Callable[[], str]) -> list[RunRecord]:
+def _parse(
+    fmt: str, text: str, label: str, new_id: Callable[[], str], data: Any = None
+) -> list[RunRecord]:
     if fmt == "openai-jsonl":
         from inspector.formats.openai_jsonl_import import runs_from_jsonl
 
         return runs_from_jsonl(text, label, new_id)
-    data = _json(text)
+    if data is None:  # not JSON (or JSON null): the error says where
+        data = _json(text)
     if fmt == "otel":
         from inspector.formats.otel_import import runs_from_otlp
 

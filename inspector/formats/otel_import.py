@@ -146,7 +146,7 @@ def _own_step(span: Span, tool_spans: list[Span], reader: g.MessageReader) -> St
     messages = reader.read(_json(span, g.INPUT_MESSAGES, []), skipped)
     request = StepRequest(
         system="".join(content_text(p.get("content")) for p in system_parts),
-        messages=messages,
+        messages=[],  # the view put in below: read once, not validated again per request
         tools=[_tool_spec(t) for t in _json(span, g.TOOL_DEFINITIONS, [])],
         tool_choice=_json(span, g.ns("step.tool_choice"), {"value": None})["value"],
         response_format=_json(span, g.ns("step.response_format"), None),
@@ -168,6 +168,7 @@ def _own_step(span: Span, tool_spans: list[Span], reader: g.MessageReader) -> St
             refusal=a.get(g.ns("step.refusal")),
             reasoning=g.reasoning_text(parts),
         )
+    request.messages = messages
     forced = _json(span, g.ns("step.forced"), None)
     return Step(
         index=a[g.ns("step.index")],
@@ -295,7 +296,7 @@ def _messages(span: Span, reader: g.MessageReader) -> tuple[list[Message], list[
         outputs = _json(span, g.OUTPUT_MESSAGES, [])
         if not isinstance(outputs, list):
             raise ValueError(f"{span.label}: {g.OUTPUT_MESSAGES} must be a list")
-        return reader.read(_json(span, g.INPUT_MESSAGES, [])), outputs
+        return list(reader.read(_json(span, g.INPUT_MESSAGES, []))), outputs
     if "gen_ai.prompt.0.role" in a or "gen_ai.completion.0.role" in a:
         return _flattened(a)
     return _from_events(span)

@@ -7,7 +7,8 @@ request repeating messages written before says so instead (``jsonl_requests``; v
 the file grows with the turn's distinct content. ``read_jsonl`` parses it back to the events.
 ``t_ms`` is milliseconds from the run's start. ``synthesized: true`` says the events were
 rebuilt from the record (no event log was stored). Credentials are redacted
-(``inspector.reports.redact``).
+(``inspector.reports.redact``). Each line is spliced from pieces written once (a step's dump,
+a request's fields, a message: ``json_pieces``), byte for byte the line dumped whole.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from pydantic import BaseModel
 
 from inspector import __version__
 from inspector.core.events import (
@@ -26,6 +29,7 @@ from inspector.core.events import (
     StepStarted,
 )
 from inspector.core.records import RunRecord, Step
+from inspector.reports.json_pieces import Piece, PieceCache, array, obj, piece, with_key
 from inspector.reports.jsonl_requests import RequestDeltas, RequestExpander
 from inspector.reports.redact import redacted_json
 
@@ -58,41 +62,70 @@ def header(record: RunRecord, events: Sequence[Timed], *, synthesized: bool) -> 
 
 
 def event_line(timed: Timed, deltas: RequestDeltas) -> dict[str, Any]:
-    event = timed.event
-    if isinstance(event, StepStarted):
-        dump = event.model_dump(mode="json", exclude={"request"})
-        dump["request"] = deltas.request(event.index, event.request)
-    elif isinstance(event, StepFinished):
-        dump = event.model_dump(mode="json", exclude={"step": {"request", "raw"}})
-        _put_requests(dump["step"], event.step, deltas)
-    elif isinstance(event, RunFinished):
-        dump = event.model_dump(
-            mode="json", exclude={"record": {"steps": {"__all__": {"request", "raw"}}}}
+    """The line of one event as a JSON value (before redaction)."""
+    value: dict[str, Any] = _EventLines(deltas).line(timed).value
+    return value
+
+
+class _EventLines:
+    """Event lines as pieces (``json_pieces``): a step's dump, its request's fields and each
+    message are written once, and each is tested for secrets once."""
+
+    def __init__(self, deltas: RequestDeltas) -> None:
+        self.deltas = deltas
+        self.steps = PieceCache()
+
+    def line(self, timed: Timed) -> Piece:
+        event = timed.event
+        if isinstance(event, StepStarted):
+            # The request goes last, after ``forced``, as version 2 always wrote it.
+            dump = event.model_dump(mode="json", exclude={"request"})
+            dump["request"] = self.deltas.request_piece(event.index, event.request)
+        elif isinstance(event, StepFinished):
+            dump = _with(event, step=self.step(event.step))
+        elif isinstance(event, RunFinished):
+            record = event.record
+            steps = array(self.step(step) for step in record.steps)
+            # The transcript's messages are the requests' (one object each, as loaded).
+            transcript = array(self.deltas.message_piece(m) for m in record.transcript)
+            dump = _with(event, record=obj(_with(record, steps=steps, transcript=transcript)))
+        else:
+            return piece(
+                {"version": JSONL_VERSION, "t_ms": timed.t_ms, **event.model_dump(mode="json")}
+            )
+        return obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
+
+    def step(self, step: Step) -> Piece:
+        """The step's dump, its request and raw exchange last, as deltas."""
+        fields = self.steps.get(
+            step, lambda: piece(step.model_dump(mode="json", exclude={"request", "raw"}))
         )
-        for step_dump, step in zip(dump["record"]["steps"], event.record.steps, strict=True):
-            _put_requests(step_dump, step, deltas)
-    else:
-        dump = event.model_dump(mode="json")
-    return {"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump}
+        request = self.deltas.request_piece(step.index, step.request)
+        raw = self.deltas.raw_piece(step.index, step.raw)
+        return with_key(with_key(fields, "request", request), "raw", raw)
 
 
-def _put_requests(dump: dict[str, Any], step: Step, deltas: RequestDeltas) -> None:
-    dump["request"] = deltas.request(step.index, step.request)
-    dump["raw"] = deltas.raw(step.index, step.raw)
+def _with(model: BaseModel, **pieces: Piece) -> dict[str, Any]:
+    """``model``'s dump with ``pieces`` in place of the fields they name (at those fields'
+    places)."""
+    dump = model.model_dump(mode="json", exclude=set(pieces))
+    out: dict[str, Any] = {}
+    for field in type(model).model_fields:
+        if field in pieces:
+            out[field] = pieces[field]
+        elif field in dump:
+            out[field] = dump[field]
+    return out
 
 
 def jsonl_lines(
     record: RunRecord, events: Sequence[Timed], *, synthesized: bool = False
 ) -> Iterator[str]:
     """The export, line by line (each without its newline), produced as it is written."""
-    yield _dumps(header(record, events, synthesized=synthesized))
-    deltas = RequestDeltas()
+    yield redacted_json(header(record, events, synthesized=synthesized))
+    lines = _EventLines(RequestDeltas())
     for timed in events:
-        yield _dumps(event_line(timed, deltas))
-
-
-def _dumps(obj: dict[str, Any]) -> str:
-    return redacted_json(obj)
+        yield lines.line(timed).written()
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,15 @@ Each line stays one JSON object; a reader keeps, per step, the last messages it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from inspector.core.messages import Message
 from inspector.core.raw_body import messages_container, messages_path, plain, raw_messages
 from inspector.core.records import RawExchange, StepRequest
 from inspector.core.shared_list import SharedPrefix, common_prefix
+from inspector.reports.json_pieces import Piece, PieceCache, array, dumps, obj, piece, with_key
+from inspector.reports.redact import may_hold_secrets
 
 FROM = "messages_from"
 
@@ -54,32 +56,46 @@ class _Chain:
 
 
 class RequestDeltas:
-    """Writes requests as deltas, in file order (one instance per exported file)."""
+    """Writes requests as deltas, in file order (one instance per exported file). Each request
+    comes as a ``Piece`` (its text with the value it stands for): a message, a request's fields
+    and a raw body are written once however many lines repeat them."""
 
     def __init__(self) -> None:
         self._messages = _Chain()
         self._raw = _Chain()
-        self._dumped: dict[int, tuple[Any, dict[str, Any]]] = {}
+        self._pieces = PieceCache()
+        self._fields_seen: dict[str, Piece] = {}
 
     def request(self, index: int, request: StepRequest) -> dict[str, Any]:
+        value: dict[str, Any] = self.request_piece(index, request).value
+        return value
+
+    def request_piece(self, index: int, request: StepRequest) -> Piece:
         # The same request object comes back in step_finished and the record: dumped once.
-        out = dict(
-            self._cached(request, lambda: request.model_dump(mode="json", exclude={"messages"}))
-        )
+        fields = self._pieces.get(request, lambda: self._fields(request))
         messages = request.messages
         base = self._messages.base(index)
         if base is None:
-            out["messages"] = [self._dump(m) for m in messages]
+            out = with_key(fields, "messages", array(self.message_piece(m) for m in messages))
         else:
             keep = common_prefix(self._messages.by_step[base], messages)
-            added = [self._dump(m) for m in messages[keep:]]
-            out[FROM] = {"step": base, "keep": keep, "added": added}
+            added = array(self.message_piece(m) for m in messages[keep:])
+            delta = Piece(
+                f'{{"step":{base},"keep":{keep},"added":{added.text}}}',
+                {"step": base, "keep": keep, "added": added.value},
+                added.suspect,
+            )
+            out = with_key(fields, FROM, delta)
         self._messages.wrote(index, messages)
         return out
 
     def raw(self, index: int, raw: RawExchange | None) -> dict[str, Any] | None:
+        value: dict[str, Any] | None = self.raw_piece(index, raw).value
+        return value
+
+    def raw_piece(self, index: int, raw: RawExchange | None) -> Piece:
         if raw is None:
-            return None
+            return _NULL
         request = raw.request
         messages = raw_messages(request)
         if messages is not None:
@@ -91,19 +107,27 @@ class RequestDeltas:
             else:  # written whole: a loaded run's shared list as the list it stands for
                 request = plain(request)
             self._raw.wrote(index, messages)
-        return {"request": request, "response": raw.response}
+        # The response comes back with the step in the record: written once.
+        response = raw.response
+        written = self._pieces.get(response, lambda: piece(response))
+        return obj({"request": piece(request), "response": written})
 
-    def _dump(self, message: Message) -> dict[str, Any]:
-        return self._cached(message, lambda: message.model_dump(mode="json"))
+    def _fields(self, request: StepRequest) -> Piece:
+        """A request without its messages; tested for secrets once per distinct text (every
+        step of a turn sends the same system prompt and tools)."""
+        value = request.model_dump(mode="json", exclude={"messages"})
+        text = dumps(value)
+        seen = self._fields_seen.get(text)
+        if seen is None:
+            seen = self._fields_seen[text] = Piece(text, value, may_hold_secrets(text))
+        return seen
 
-    def _cached(self, obj: Any, dump: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """``dump()`` of ``obj``, once per object (the entry holds ``obj``: its id stays its)."""
-        hit = self._dumped.get(id(obj))
-        if hit is not None and hit[0] is obj:
-            return hit[1]
-        value = dump()
-        self._dumped[id(obj)] = (obj, value)
-        return value
+    def message_piece(self, message: Message) -> Piece:
+        """A message's dump, once per message object."""
+        return self._pieces.get(message, lambda: piece(message.model_dump(mode="json")))
+
+
+_NULL = piece(None)
 
 
 class RequestExpander:

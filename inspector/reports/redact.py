@@ -16,7 +16,7 @@ from inspector.core import credentials
 from inspector.core.credentials import REDACTED
 from inspector.core.shared_list import SharedPrefix
 
-__all__ = ["REDACTED", "redact", "redact_text", "scrub_keys"]
+__all__ = ["REDACTED", "may_hold_secrets", "redact", "redact_text", "scrub_keys"]
 
 # OpenAI (sk-…, sk-proj-…) and Anthropic (sk-ant-…) keys, and bearer tokens. These patterns only
 # consume characters that JSON and HTML leave as they are, so they can also scrub rendered text.
@@ -75,17 +75,40 @@ _ESCAPE_BEFORE = re.compile(rf"{_ESCAPE}$")
 _NOTHING_AFTER = ('":null', '":{}', '":[]')
 
 
-def _may_hold_secrets(text: str) -> bool:
+# Each name contains one of these words: a text without the word cannot hold its names, and a
+# word is one C-level ``in`` test (most texts hold none of them; they are not searched name by
+# name).
+_WORDS = (
+    "auth",
+    "key",
+    "pass",
+    "token",
+    "cookie",
+    "secret",
+    "headers",
+    "params",
+    "query",
+    "url",
+    "endpoint",
+)
+_BY_WORD = tuple(
+    (word, tuple(n for n in _NEEDLES if word in n and not any(w in n for w in _WORDS[:i])))
+    for i, word in enumerate(_WORDS)
+)
+assert {n for _, names in _BY_WORD for n in names} | {"bearer"} == set(_NEEDLES)
+
+
+def may_hold_secrets(text: str) -> bool:
+    """False when ``text`` (compact JSON) surely holds nothing ``redact`` or ``scrub_keys``
+    would change; True when it may."""
     low = text.lower()
     if "bearer" in low:  # a "Bearer <token>" value, whatever whitespace follows
         return True
-    for name in _NEEDLES:
-        at = low.find(name)
-        while at != -1:
-            end = at + len(name)
-            if _AFTER_NAME.match(low, end) and not low.startswith(_NOTHING_AFTER, end):
-                return True
-            at = low.find(name, at + 1)
+    for word, names in _BY_WORD:
+        if word in low and _names_announce_values(low, names):
+            return True
+    if "sk-" not in low:
+        return False
     at = low.find("sk-")
     while at != -1:
         before = low[max(at - 6, 0) : at]
@@ -97,12 +120,24 @@ def _may_hold_secrets(text: str) -> bool:
     return False
 
 
+def _names_announce_values(low: str, names: tuple[str, ...]) -> bool:
+    """One of ``names`` in ``low`` followed by ``:`` or ``=`` (and not by nothing)."""
+    for name in names:
+        at = low.find(name)
+        while at != -1:
+            end = at + len(name)
+            if _AFTER_NAME.match(low, end) and not low.startswith(_NOTHING_AFTER, end):
+                return True
+            at = low.find(name, at + 1)
+    return False
+
+
 def redacted_json(value: Any) -> str:
     """Compact JSON of ``value`` as ``scrub_keys(dumps(redact(value)))`` would write it, without
     walking the value when its text holds nothing to redact (the usual case: a long run's
     export walked every message of every line in Python)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    if not _may_hold_secrets(text):
+    if not may_hold_secrets(text):
         return text
     return scrub_keys(json.dumps(redact(value), ensure_ascii=False, separators=(",", ":")))
 
@@ -111,7 +146,7 @@ def redacted(value: Any) -> Any:
     """``redact(value)``, or ``value`` itself when its JSON text shows nothing to redact (a C
     pass instead of a Python walk of every string)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return redact(value) if _may_hold_secrets(text) else value
+    return redact(value) if may_hold_secrets(text) else value
 
 
 def scrub_keys(text: str) -> str:

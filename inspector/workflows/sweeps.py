@@ -21,6 +21,8 @@ from inspector.sweeps.grid import run_seed
 from inspector.sweeps.model import RunFacts, SweepReport, SweepSpec
 from inspector.sweeps.report import build_report
 from inspector.sweeps.runner import Job, run_jobs
+from inspector.workflows.sweep_ids import SWEEP_PREFIX
+from inspector.workflows.sweep_ids import is_sweep_id as is_sweep_id  # re-exported
 
 if TYPE_CHECKING:
     import httpx
@@ -30,15 +32,10 @@ if TYPE_CHECKING:
     from inspector.store import Store, StoredSweep
 
 FACTS = TypeAdapter(list[RunFacts])  # one validation call for a sweep's rows
-SWEEP_PREFIX = "sw"  # "s" and "w" are no hex digits: a sweep id never prefixes a run id
 
 
 def new_sweep_id() -> str:
     return SWEEP_PREFIX + uuid.uuid4().hex[:10]
-
-
-def is_sweep_id(text: str) -> bool:
-    return text.startswith(SWEEP_PREFIX)
 
 
 def scenario_ref(ref: str) -> str:

@@ -137,3 +137,25 @@ def test_export_input_messages_option(capsys: Capsys, tmp_path: Path) -> None:
     capsys.readouterr()
     assert main([*base, "--input-messages", "0"]) == 2
     assert "--input-messages '0': a number from 1, or all" in capsys.readouterr().err
+
+
+def test_an_import_reads_each_message_once_and_shares_one_history(tmp_path: Path) -> None:
+    record = long_turn(200, raw=False)
+    back = _round_trip(record, input_messages=7)
+    assert _without_raw(back) == _without_raw(record)
+    histories = [s.request.messages for s in back.steps]
+    # Every request a view of one list (issue 18: not a list per request, steps x history).
+    assert len({id(h.items) for h in histories}) == 1  # type: ignore[attr-defined]
+    last = histories[-1]
+    assert all(h[i] is last[i] for h in histories[::20] for i in range(len(h)))
+    with Store.open(tmp_path / "runs.sqlite3") as store:
+        store.save(back)
+        assert _without_raw(store.load(back.run_id)) == _without_raw(record)
+
+
+def test_an_import_whose_history_drops_messages_keeps_the_earlier_requests() -> None:
+    record = long_turn(40, raw=False)
+    record.steps[20].request.messages = [user("start again")]  # nothing in common
+    record.steps[21].request.messages = [user("start again"), user("and again")]
+    back = _round_trip(record, input_messages=3)
+    assert _without_raw(back) == _without_raw(record)

@@ -52,9 +52,9 @@ def test_a_key_holding_nothing_does_not_take_the_walk() -> None:
 
     value = {"model": {"base_url": None, "headers": {}, "params": {}}, "script": ["a"] * 3}
     text = json.dumps(value, separators=(",", ":"))
-    assert not module._may_hold_secrets(text)
-    assert module._may_hold_secrets(text.replace('"params":{}', '"params":{"k":1}'))
-    assert module._may_hold_secrets(text.replace("null", '"http://u:p@h"'))
+    assert not module.may_hold_secrets(text)
+    assert module.may_hold_secrets(text.replace('"params":{}', '"params":{"k":1}'))
+    assert module.may_hold_secrets(text.replace("null", '"http://u:p@h"'))
     assert redacted_json(value) == _full(value)
 
 
