@@ -60,7 +60,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _collector_paused(read: Callable[P, R]) -> Callable[P, R]:
+def collector_paused(read: Callable[P, R]) -> Callable[P, R]:
     """Runs ``read`` with the cyclic garbage collector off. Reading a big run allocates
     hundreds of thousands of acyclic objects, and each collection the allocations trigger
     walks everything read so far: 70% of reading a 10,000-step run's events."""
@@ -119,7 +119,7 @@ def resolve(conn: sqlite3.Connection, path: Path, run_id: str) -> str:
     raise RunNotFound(f"no run {run_id!r} in {path}")
 
 
-@_collector_paused
+@collector_paused
 def load(conn: sqlite3.Connection, path: Path, run_id: str) -> RunRecord:
     return _load(conn, path, resolve(conn, path, run_id))
 
@@ -219,7 +219,7 @@ def steps(
         parsed.update(messages)
     raw_values = {h: texts.loads(b) for h, b in _added_bodies(conn, run_id, "raw_added").items()}
     frames = {h: texts.loads(b) for h, b in _bodies(conn, "frames", _frame_hashes(rows)).items()}
-    verdicts = _verdicts(conn, run_id, texts)
+    verdicts = read_verdicts(conn, run_id, texts)
     validated = _validated_bodies([r[10] for r in rows])
     requests: dict[str, StepRequest] = {}
     out: list[Step] = []
@@ -256,7 +256,7 @@ def steps(
         if step is not None:  # validated from its JSON with a stand-in request: the real parts
             fields = step.__dict__
             fields["request"], fields["verdicts"], fields["raw"] = request, step_verdicts, raw
-            step.__pydantic_fields_set__.update(_ATTACHED)
+            step.__pydantic_fields_set__.update(ATTACHED)
             out.append(step)
         else:
             if row[10] is None:  # still pending: what StepStarted wrote
@@ -272,9 +272,9 @@ def steps(
 
 BATCH = 2_000  # step bodies (or messages) validated per pydantic-core call
 # A step body's JSON with a stand-in request (the body is stored without it); the real request,
-# verdicts and raw exchange replace it once validated (``_ATTACHED``).
-_STAND_IN = ',"request":{"system":"","messages":[]}}'
-_ATTACHED = frozenset({"request", "verdicts", "raw"})
+# verdicts and raw exchange replace it once validated (``ATTACHED``).
+STAND_IN = ',"request":{"system":"","messages":[]}}'
+ATTACHED = frozenset({"request", "verdicts", "raw"})
 _STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step])
 _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 _REQUEST_FIELDS = frozenset(StepRequest.model_fields)
@@ -294,7 +294,7 @@ def _validated_bodies(bodies: list[str | None]) -> list[Step | None]:
     ]
     for at in range(0, len(plain), BATCH):
         chunk = plain[at : at + BATCH]
-        joined = "[" + ",".join([body[:-1] + _STAND_IN for _, body in chunk]) + "]"
+        joined = "[" + ",".join([body[:-1] + STAND_IN for _, body in chunk]) + "]"
         for (n, _), step in zip(chunk, _STEPS.validate_json(joined), strict=True):
             out[n] = step
     return out
@@ -322,7 +322,7 @@ def has_events(conn: sqlite3.Connection, path: Path, run_id: str) -> bool:
     )
 
 
-@_collector_paused
+@collector_paused
 def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEvent]:
     run_id = resolve(conn, path, run_id)
     rows = conn.execute(
@@ -404,7 +404,9 @@ def _frame_hashes(rows: list[Any]) -> set[str]:
     return {r[3] for r in rows} | {r[6] for r in rows if r[6] is not None}
 
 
-def _verdicts(conn: sqlite3.Connection, run_id: str, texts: TextReader) -> dict[int, list[Verdict]]:
+def read_verdicts(
+    conn: sqlite3.Connection, run_id: str, texts: TextReader
+) -> dict[int, list[Verdict]]:
     out: dict[int, list[Verdict]] = {}
     for (
         idx,

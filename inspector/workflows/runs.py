@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspector.core.lazy_steps import light_run
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
@@ -36,6 +37,18 @@ def load_stored_run(path: Path, run_id: str) -> LiveRun:
             for stored in store.events(run_id):
                 partial.apply(stored.event)
             return partial
+
+
+LIGHT_FROM = 5_000  # steps: a run this long opens from the light read first
+
+
+def load_light_run(path: Path, run_id: str, min_steps: int = LIGHT_FROM) -> LiveRun | None:
+    """Finished run ``run_id`` of ``min_steps`` steps or more, from the store's light read:
+    its steps built when read, stand-in requests (``LiveRun.light``); the full fold
+    (``load_stored_run``) follows. None: a shorter run, or one still recording."""
+    with Store.open(path) as store:
+        record = store.load_light(run_id, min_steps)
+    return None if record is None else light_run(record)
 
 
 @dataclass(frozen=True)

@@ -250,6 +250,9 @@ class StepDetail(QWidget):
         if live is None or self._run is None:
             self._render_empty(tab)
             return
+        if self._run.light and tab in (MODEL_SAW, RAW):  # the request is not read yet
+            self._render_empty(tab, f"Loading step {self._index}'s request…")
+            return  # rendered again when the full steps are in (the window shows the step)
         if tab == MODEL_SAW:
             self.model_saw_pane.show_step(
                 self._run, self._index, self._messages_shown, more_link=MORE_MESSAGES
@@ -266,8 +269,7 @@ class StepDetail(QWidget):
         else:
             self._render_raw(step)
 
-    def _render_empty(self, tab: int) -> None:
-        text = "Select a step in the timeline."
+    def _render_empty(self, tab: int, text: str = "Select a step in the timeline.") -> None:
         if tab == MODEL_SAW:
             self.model_saw_pane.clear(text)
         elif tab in (VERDICTS, FEEDBACK):

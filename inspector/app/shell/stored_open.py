@@ -1,0 +1,80 @@
+"""Opening a stored run in the window, read and folded on worker threads.
+
+A run of ``LIGHT_FROM`` steps or more opens in two stages (docs/window-speed.md, "Opening a
+long stored run"): the store's light read is shown first (``LiveRun.light``: each step built
+when a view reads it, stand-in requests), then the full record is read and folded on a worker
+thread and put in place (``LiveRun.fill``): the timeline keeps its rows and repaints, the
+views that need whole steps (Model saw, Raw, the Attempts tab) render then. A shorter run,
+or one still recording, is read whole once, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from inspector.app.runtime.gui_collector import collection_held, settle_loaded
+from inspector.core.errors import InspectorError
+from inspector.core.live import LiveRun
+from inspector.workflows.runs import load_light_run
+
+if TYPE_CHECKING:
+    from inspector.app.shell.main_window import MainWindow
+
+Read = Callable[[Path, str], LiveRun]
+
+
+async def open_stored(window: MainWindow, run_id: str, read: Read) -> None:
+    """Reads run ``run_id`` (``read``: the whole fold) and shows it, unless the user picked
+    something else meanwhile; a long run is shown from its light read first."""
+    loop, path, focus = asyncio.get_running_loop(), window.store.path, window.focus
+    try:
+        with collection_held():  # until settle_loaded() below freezes what it built
+            run = await loop.run_in_executor(None, load_light_run, path, run_id)
+            if run is None:
+                run = await loop.run_in_executor(None, read, path, run_id)
+    except InspectorError as exc:
+        if focus.loading == run_id:
+            focus.set_loading(None)
+            unreadable(window, run_id, exc)
+        return
+    if focus.loading != run_id:
+        return  # the user picked something else meanwhile
+    focus.set_loading(None)
+    window.statusBar().clearMessage()
+    window.show_loaded(run)
+    settle_loaded()  # its objects out of the collector's scans: no pauses with it shown
+    if run.light:
+        await fill(window, run, read)
+
+
+async def fill(window: MainWindow, run: LiveRun, read: Read) -> None:
+    """Reads ``run`` (shown from its light read) whole and puts the full steps in place, if it
+    is still the run shown when they arrive."""
+    loop = asyncio.get_running_loop()
+    try:
+        with collection_held():
+            full = await loop.run_in_executor(None, read, window.store.path, run.run_id)
+    except InspectorError as exc:
+        if window.focus.shown is run and window.focus.loading is None:
+            window.show_loaded(LiveRun())  # nothing half-read stays on screen
+            unreadable(window, run.run_id, exc)
+        return
+    if window.focus.shown is not run or not run.light:
+        return  # another run is shown now
+    run.fill(full)
+    window.timeline.steps_filled()
+    window.attempts.show_run(run)
+    window.detail.show_step(run, window.detail.current_step)
+    if full.record is not None:
+        window.status.show_record(full.record)
+    window.validators.show_run(run)
+    settle_loaded()
+
+
+def unreadable(window: MainWindow, run_id: str, exc: InspectorError) -> None:
+    window.statusBar().clearMessage()
+    window.run_heading.setText(f"Run {run_id} could not be loaded.")
+    window.message_bar.show_message("error", str(exc))

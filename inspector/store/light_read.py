@@ -1,0 +1,95 @@
+"""The light read of a long finished run: what the window's first paint needs, in one pass
+over the ``steps`` rows (docs/store.md, "Opening a long run light").
+
+The record comes without its steps' requests, its transcript and its ``scenario_source``;
+its ``steps`` are ``StepRows`` (``inspector/core/lazy_steps.py``): per step the attempt, the
+cleared flag, whether it has notes and the latency come from SQLite's JSON functions, and the
+``Step`` itself is validated from its stored body when first read, with a shared stand-in
+request and no raw exchange. Everything else of a step (response, tool results, verdicts,
+feedback, forced, error, timings) is the stored one, as ``load`` reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from array import array
+from pathlib import Path
+from typing import Any
+
+from inspector.core.lazy_steps import StepRows
+from inspector.core.records import RunRecord, Step, StepRequest
+from inspector.store import reader
+from inspector.store.texts import TextReader, marked
+from inspector.store.writer import RUNNING
+
+# The request every light step holds until the full record replaces it.
+STAND_IN_REQUEST = StepRequest(system="", messages=[])
+DAMAGED_STEP = "this step's stored row cannot be read"
+
+_ROWS = (
+    "SELECT idx, attempt, body, status, json_extract(body, '$.cleared', '$.latency_ms'),"
+    " json_array_length(body, '$.feedback') > 0 OR json_type(body, '$.forced') = 'object'"
+    " OR (status = 'error' AND json_type(body, '$.error') = 'text')"
+    " FROM steps WHERE run_id = ? ORDER BY idx"
+)
+
+
+@reader.collector_paused
+def load_light(
+    conn: sqlite3.Connection, path: Path, run_id: str, min_steps: int
+) -> RunRecord | None:
+    """The light record of ``run_id`` (or a unique prefix), or None when the run has fewer
+    than ``min_steps`` steps, is still recording, or has a step the light read cannot build
+    (a pending row): the caller then reads it whole with ``load``."""
+    run_id = reader.resolve(conn, path, run_id)
+    row = conn.execute(
+        "SELECT status, steps, json_remove(record, '$.scenario_source') FROM runs WHERE run_id = ?",
+        (run_id,),
+    ).fetchone()
+    status, count, record_json = row
+    if status == RUNNING or record_json is None or (count or 0) < min_steps:
+        return None
+    rows = conn.execute(_ROWS, (run_id,)).fetchall()
+    if not rows or rows[-1][0] != len(rows) or any(r[2] is None for r in rows):
+        return None  # steps not numbered 1..n, or a pending row: the full read handles it
+    texts = TextReader(conn)
+    verdicts = reader.read_verdicts(conn, run_id, texts)
+    flags = json.loads("[" + ",".join([r[4] for r in rows]) + "]")
+    attempts = array("q", [r[1] for r in rows])
+    cleared = bytes([1 if f[0] else 0 for f in flags])
+    failed = {i - 1 for i, found in verdicts.items() if not all(v.ok for v in found)}
+    noted = sorted(failed.union([n for n, r in enumerate(rows) if r[5]]))
+    slowest = max((f[1] for f in flags if f[1] is not None), default=0.0)
+    bodies: list[Any] = [r[2] for r in rows]
+    for n in [n for n, body in enumerate(bodies) if '{"$' in body]:
+        if marked(body := bodies[n]):  # large texts: resolved now, while the connection is at hand
+            bodies[n] = texts.loads(body)
+
+    def build(position: int) -> Step:
+        body = bodies[position]
+        try:
+            if isinstance(body, str):
+                step = Step.model_validate_json(body[:-1] + reader.STAND_IN)
+            else:
+                step = Step.model_validate({**body, "request": STAND_IN_REQUEST})
+        except ValueError:  # a damaged row: the full read then fails in one line
+            index, attempt, _, status = rows[position][:4]
+            return Step(
+                index=index,
+                attempt=attempt,
+                status=status,
+                request=STAND_IN_REQUEST,
+                error=DAMAGED_STEP,
+            )
+        fields = step.__dict__
+        fields["request"], fields["raw"] = STAND_IN_REQUEST, None
+        fields["verdicts"] = verdicts.get(step.index, [])
+        step.__pydantic_fields_set__.update(reader.ATTACHED)
+        return step
+
+    data = texts.loads(record_json)
+    data["steps"], data["transcript"] = [], []
+    record = RunRecord.model_validate(data)
+    record.__dict__["steps"] = StepRows(attempts, cleared, noted, slowest, build)
+    return record
