@@ -42,12 +42,12 @@ def load_stored_run(path: Path, run_id: str) -> LiveRun:
 LIGHT_FROM = 5_000  # steps: a run this long opens from the light read first
 
 
-def load_light_run(path: Path, run_id: str, min_steps: int = LIGHT_FROM) -> LiveRun | None:
-    """Finished run ``run_id`` of ``min_steps`` steps or more, from the store's light read:
-    its steps built when read, stand-in requests (``LiveRun.light``); the full fold
-    (``load_stored_run``) follows. None: a shorter run, or one still recording."""
+def load_light_run(path: Path, run_id: str, min_steps: int | None = None) -> LiveRun | None:
+    """Finished run ``run_id`` of ``min_steps`` (``LIGHT_FROM``) steps or more, from the
+    store's light read: its steps built when read, stand-in requests (``LiveRun.light``); the
+    full fold (``load_stored_run``) follows. None: a shorter run, or one still recording."""
     with Store.open(path) as store:
-        record = store.load_light(run_id, min_steps)
+        record = store.load_light(run_id, LIGHT_FROM if min_steps is None else min_steps)
     return None if record is None else light_run(record)
 
 

@@ -1,0 +1,90 @@
+"""Opening a long stored run (app/shell/stored_open.py): shown from the store's light read
+first, then filled with its full steps read on a worker thread — the timeline keeps its rows,
+the views that need whole steps render then; what the user sees at the end is what the whole
+read shows. A run whose full read fails ends on the one-line error."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from inspector.app.shell.main_window import MainWindow
+from inspector.core.live import LiveRun
+from inspector.store import Store
+from inspector.workflows import runs
+from tests.app.timeline.test_light_open import cells
+from tests.store.synthetic import every_shape
+
+
+@pytest.fixture
+def gated(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Every run opens light (``LIGHT_FROM`` 0); the full read waits for the event."""
+    from inspector.app.shell import main_window
+
+    monkeypatch.setattr(runs, "LIGHT_FROM", 0)
+    gate = threading.Event()
+    real = main_window.load_stored_run
+
+    def gated_read(path: Path, run_id: str) -> LiveRun:
+        gate.wait(timeout=30)
+        return real(path, run_id)
+
+    monkeypatch.setattr(main_window, "load_stored_run", gated_read)
+    return gate
+
+
+def test_a_long_run_shows_light_then_filled_as_a_whole_read_shows_it(
+    window: MainWindow, store: Store, qtbot: QtBot, gated: threading.Event
+) -> None:
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == record.run_id)
+    light = window.shown
+    assert light.light and light.record is not None
+    model = window.timeline.model
+    rows = model.rowCount()
+    assert rows > len(record.steps)  # headers and notes laid out from the light read
+    window.detail.tabs.setCurrentIndex(0)  # Model saw: the request is not read yet
+    qtbot.waitUntil(lambda: window.detail.current_step == len(record.steps))
+    window.detail.show_step(light, window.detail.current_step)
+    assert "Loading step 5's request" in window.detail.model_saw_pane.chat.toPlainText()
+
+    gated.set()
+    qtbot.waitUntil(lambda: not light.light, timeout=10_000)
+    assert window.shown is light and model.rowCount() == rows  # same rows, filled in place
+    qtbot.waitUntil(lambda: "Loading" not in window.detail.model_saw_pane.chat.toPlainText())
+
+    whole = MainWindow(store)  # the same run read whole, as every run was before
+    qtbot.addWidget(whole)
+    whole.show_loaded(LiveRun.from_record(store.load(record.run_id)))
+    assert cells(model) == cells(whole.timeline.model)
+    assert window.run_heading.text() == whole.run_heading.text()
+
+
+def test_a_run_whose_full_read_fails_ends_on_the_one_line_error(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from inspector.app.shell import main_window
+    from inspector.store import StoreUnusable
+
+    def damaged(path: Path, run_id: str) -> LiveRun:
+        gated.wait(timeout=30)
+        raise StoreUnusable(f"{path}: damaged store: cannot read run {run_id}")
+
+    monkeypatch.setattr(main_window, "load_stored_run", damaged)
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    gated.set()
+    qtbot.waitUntil(lambda: "could not be loaded" in window.run_heading.text(), timeout=10_000)
+    assert "damaged store" in window.message_bar.text.text()
+    assert window.timeline.model.rowCount() == 0  # nothing half-read stays on screen
