@@ -13,17 +13,20 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from typing import cast, overload
+from typing import Any, cast, overload
 
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import RunRecord, Step
+
+RELEASE_SLICE = 5_000
 
 
 class StepRows(Sequence[Step]):
     """Steps 1..n of a stored run, each built once, when first read. ``attempts[n]``,
     ``cleared[n]``: step n + 1's attempt and cleared flag; ``noted``: the 0-based positions of
     the steps with verdicts, feedback, a forced request or an error (their notes are counted
-    from the built step); ``slowest``: the largest latency (0 when none)."""
+    from the built step); ``slowest``: the largest latency (0 when none); ``held``: the list
+    ``build`` reads from, emptied by ``release``."""
 
     def __init__(
         self,
@@ -32,10 +35,18 @@ class StepRows(Sequence[Step]):
         noted: list[int],
         slowest: float,
         build: Callable[[int], Step],
+        held: list[Any] | None = None,
     ) -> None:
         self.attempts, self.cleared, self.noted, self.slowest = attempts, cleared, noted, slowest
         self._build = build
         self._built: list[Step | None] = [None] * len(attempts)
+        self._held = held if held is not None else []  # what ``build`` reads (the bodies)
+
+    def release(self) -> None:
+        """Empties what the steps are built from, a slice at a time (the full steps replaced
+        them; 100,000 bodies freed at once hold the GIL ~50 ms): on a worker thread."""
+        while self._held:
+            del self._held[-RELEASE_SLICE:]
 
     def __len__(self) -> int:
         return len(self._built)

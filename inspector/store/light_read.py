@@ -91,5 +91,5 @@ def load_light(
     data = texts.loads(record_json)
     data["steps"], data["transcript"] = [], []
     record = RunRecord.model_validate(data)
-    record.__dict__["steps"] = StepRows(attempts, cleared, noted, slowest, build)
+    record.__dict__["steps"] = StepRows(attempts, cleared, noted, slowest, build, bodies)
     return record

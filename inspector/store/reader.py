@@ -140,7 +140,7 @@ def _load(
         raise RunStillRecording(f"run {run_id!r} in {path} is still being recorded")
     texts = texts or TextReader(conn)
     data = texts.loads(record_json)
-    transcript = json.loads(transcript_json or "[]")
+    transcript = texts.loads(transcript_json or "[]")  # in pieces when long
     # One parse per distinct message, shared by the steps' requests and the transcript.
     parsed: dict[str, Message] = {}
     if loaded is None:
@@ -213,7 +213,8 @@ def steps(
     added: list[list[str]] = _json_lists([r[5] for r in rows])
     raw_added: list[list[str]] = _json_lists([r[8] or "[]" for r in rows])
     bodies = _added_bodies(conn, run_id, "msg_added")
-    bodies.update(_bodies(conn, "messages", set(also).difference(bodies)))
+    # A comprehension, not set(also).difference(): 200,000 hashes in one C call held the GIL.
+    bodies.update(_bodies(conn, "messages", {h for h in also if h not in bodies}))
     messages = _parse_messages(bodies, texts)
     if parsed is not None:
         parsed.update(messages)
@@ -267,10 +268,29 @@ def steps(
                 body = texts.loads(row[10])
             body.update(request=request, verdicts=step_verdicts, raw=raw)
             out.append(Step.model_validate(body))
+    let_go(rows, added, raw_added, validated, bodies)
     return out
 
 
-BATCH = 2_000  # step bodies (or messages) validated per pydantic-core call
+def let_go(*values: list[Any] | dict[Any, Any]) -> None:
+    """Empties big temporaries ``BATCH * 10`` items at a time: freeing 100,000 rows when a
+    function returns is one C call holding the GIL (~0.1 s: a stalled window while a worker
+    thread reads a long run); a slice at a time, other threads run in between."""
+    step = BATCH * 10
+    for value in values:
+        if isinstance(value, dict):
+            keys = list(value)
+            for at in range(0, len(keys), step):
+                for key in keys[at : at + step]:
+                    del value[key]
+            value = keys
+        while value:
+            del value[-step:]
+
+
+# Step bodies (or messages) validated per pydantic-core call: one C call holding the GIL,
+# ~10-20 ms for 500 steps on this machine (2,000 were 45-75 ms of a stalled window).
+BATCH = 500
 # A step body's JSON with a stand-in request (the body is stored without it); the real request,
 # verdicts and raw exchange replace it once validated (``ATTACHED``).
 STAND_IN = ',"request":{"system":"","messages":[]}}'
@@ -281,8 +301,12 @@ _REQUEST_FIELDS = frozenset(StepRequest.model_fields)
 
 
 def _json_lists(values: list[str]) -> list[Any]:
-    """Each of ``values`` (a JSON text) parsed, in one parse."""
-    return json.loads("[" + ",".join(values) + "]") if values else []
+    """Each of ``values`` (a JSON text) parsed, ``BATCH * 5`` per parse (one C call each:
+    a worker thread reading lets the UI thread in between)."""
+    out: list[Any] = []
+    for at in range(0, len(values), BATCH * 5):
+        out += json.loads("[" + ",".join(values[at : at + BATCH * 5]) + "]")
+    return out
 
 
 def _validated_bodies(bodies: list[str | None]) -> list[Step | None]:
@@ -441,7 +465,7 @@ def _bodies(conn: sqlite3.Connection, table: str, hashes: set[str]) -> dict[str,
     if not hashes:
         return {}
     sql = f"SELECT t.hash, t.body FROM {table} t JOIN json_each(?) j ON t.hash = j.value"
-    return dict(conn.execute(sql, (json.dumps(sorted(hashes)),)).fetchall())
+    return _pairs(conn.execute(sql, (json.dumps(sorted(hashes)),)))
 
 
 def _added_bodies(conn: sqlite3.Connection, run_id: str, column: str) -> dict[str, str]:
@@ -451,7 +475,16 @@ def _added_bodies(conn: sqlite3.Connection, run_id: str, column: str) -> dict[st
         f"SELECT m.hash, m.body FROM steps s, json_each(s.{column}) j"
         " JOIN messages m ON m.hash = j.value WHERE s.run_id = ?"
     )
-    return dict(conn.execute(sql, (run_id,)).fetchall())
+    return _pairs(conn.execute(sql, (run_id,)))
+
+
+def _pairs(cursor: sqlite3.Cursor) -> dict[str, str]:
+    """The cursor's (hash, body) rows as a dict, built ``BATCH * 10`` rows per call (200,000
+    in one ``dict()`` held the GIL ~70 ms)."""
+    out: dict[str, str] = {}
+    while rows := cursor.fetchmany(BATCH * 10):
+        out.update(rows)
+    return out
 
 
 def _parse_messages(bodies: dict[str, str], texts: TextReader) -> dict[str, Message]:
@@ -469,4 +502,5 @@ def _parse_messages(bodies: dict[str, str], texts: TextReader) -> dict[str, Mess
         joined = "[" + ",".join([b for _, b in chunk]) + "]"
         for (h, _), message in zip(chunk, _MESSAGES.validate_json(joined), strict=True):
             out[h] = message
+    let_go(plain)
     return out

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from inspector.app.runtime.gui_collector import collection_held, settle_loaded
 from inspector.core.errors import InspectorError
+from inspector.core.lazy_steps import light_rows
 from inspector.core.live import LiveRun
 from inspector.workflows.runs import load_light_run
 
@@ -64,6 +65,7 @@ async def fill(window: MainWindow, run: LiveRun, read: Read) -> None:
         return
     if window.focus.shown is not run or not run.light:
         return  # another run is shown now
+    light = light_rows(run)
     run.fill(full)
     window.timeline.steps_filled()
     window.attempts.show_run(run)
@@ -72,6 +74,8 @@ async def fill(window: MainWindow, run: LiveRun, read: Read) -> None:
         window.status.show_record(full.record)
     window.validators.show_run(run)
     settle_loaded()
+    if light is not None:  # the light steps' bodies freed off the UI thread
+        await loop.run_in_executor(None, light.release)
 
 
 def unreadable(window: MainWindow, run_id: str, exc: InspectorError) -> None:
