@@ -11,7 +11,6 @@ feedback, forced, error, timings) is the stored one, as ``load`` reads it.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from array import array
 from pathlib import Path
@@ -28,10 +27,8 @@ STAND_IN_REQUEST = StepRequest(system="", messages=[])
 DAMAGED_STEP = "this step's stored row cannot be read"
 
 _ROWS = (
-    "SELECT idx, attempt, body, status, json_extract(body, '$.cleared', '$.latency_ms'),"
-    " json_array_length(body, '$.feedback') > 0 OR json_type(body, '$.forced') = 'object'"
-    " OR (status = 'error' AND json_type(body, '$.error') = 'text')"
-    " FROM steps WHERE run_id = ? ORDER BY idx"
+    "SELECT idx, attempt, body, status, json_extract(body, '$.cleared', '$.latency_ms',"
+    " '$.feedback[0].role', '$.forced', '$.error') FROM steps WHERE run_id = ? ORDER BY idx"
 )
 
 
@@ -55,11 +52,13 @@ def load_light(
         return None  # steps not numbered 1..n, or a pending row: the full read handles it
     texts = TextReader(conn)
     verdicts = reader.read_verdicts(conn, run_id, texts)
-    flags = json.loads("[" + ",".join([r[4] for r in rows]) + "]")
+    # Per step: cleared, latency, its first feedback message's role, forced, error.
+    flags = reader.json_lists([r[4] for r in rows])
     attempts = array("q", [r[1] for r in rows])
     cleared = bytes([1 if f[0] else 0 for f in flags])
     failed = {i - 1 for i, found in verdicts.items() if not all(v.ok for v in found)}
-    noted = sorted(failed.union([n for n, r in enumerate(rows) if r[5]]))
+    errors = {n for n, r in enumerate(rows) if r[3] == "error" and flags[n][4]}
+    noted = sorted(failed.union(errors, [n for n, f in enumerate(flags) if f[2] or f[3]]))
     slowest = max((f[1] for f in flags if f[1] is not None), default=0.0)
     bodies: list[Any] = [r[2] for r in rows]
     for n in [n for n, body in enumerate(bodies) if '{"$' in body]:

@@ -210,8 +210,8 @@ def steps(
         " raw_added, raw_response, body, forced FROM steps WHERE run_id = ? ORDER BY idx",
         (run_id,),
     ).fetchall()
-    added: list[list[str]] = _json_lists([r[5] for r in rows])
-    raw_added: list[list[str]] = _json_lists([r[8] or "[]" for r in rows])
+    added: list[list[str]] = json_lists([r[5] for r in rows])
+    raw_added: list[list[str]] = json_lists([r[8] or "[]" for r in rows])
     bodies = _added_bodies(conn, run_id, "msg_added")
     # A comprehension, not set(also).difference(): 200,000 hashes in one C call held the GIL.
     bodies.update(_bodies(conn, "messages", {h for h in also if h not in bodies}))
@@ -300,7 +300,7 @@ _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 _REQUEST_FIELDS = frozenset(StepRequest.model_fields)
 
 
-def _json_lists(values: list[str]) -> list[Any]:
+def json_lists(values: list[str]) -> list[Any]:
     """Each of ``values`` (a JSON text) parsed, ``BATCH * 5`` per parse (one C call each:
     a worker thread reading lets the UI thread in between)."""
     out: list[Any] = []

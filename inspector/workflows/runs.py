@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.core.lazy_steps import light_run
+from inspector.core.lazy_steps import light_rows, light_run
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
@@ -48,7 +48,13 @@ def load_light_run(path: Path, run_id: str, min_steps: int | None = None) -> Liv
     full fold (``load_stored_run``) follows. None: a shorter run, or one still recording."""
     with Store.open(path) as store:
         record = store.load_light(run_id, LIGHT_FROM if min_steps is None else min_steps)
-    return None if record is None else light_run(record)
+    if record is None:
+        return None
+    run = light_run(record)
+    rows = light_rows(run)
+    for position in rows.noted if rows is not None else ():
+        run.steps[position]  # built here: the timeline counts their notes on the UI thread
+    return run
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,9 @@ async def fill(window: MainWindow, run: LiveRun, read: Read) -> None:
     run.fill(full)
     window.timeline.steps_filled()
     window.attempts.show_run(run)
+    selected = window.timeline.selected_step()
+    if selected:  # selected while the run was light: the Attempts tab shows its attempt
+        window.attempts.set_current_step(selected)
     window.detail.show_step(run, window.detail.current_step)
     if full.record is not None:
         window.status.show_record(full.record)

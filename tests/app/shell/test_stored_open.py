@@ -53,10 +53,14 @@ def test_a_long_run_shows_light_then_filled_as_a_whole_read_shows_it(
     window.detail.show_step(light, window.detail.current_step)
     assert "Loading step 5's request" in window.detail.model_saw_pane.chat.toPlainText()
 
+    window.centre_tabs.show_attempts()
     gated.set()
     qtbot.waitUntil(lambda: not light.light, timeout=10_000)
     assert window.shown is light and model.rowCount() == rows  # same rows, filled in place
+    window.centre_tabs.show_timeline()
     qtbot.waitUntil(lambda: "Loading" not in window.detail.model_saw_pane.chat.toPlainText())
+    window.centre_tabs.show_attempts()  # on the attempt of the step selected while light
+    qtbot.waitUntil(lambda: window.attempts.selected_attempt == 3)
 
     whole = MainWindow(store)  # the same run read whole, as every run was before
     qtbot.addWidget(whole)
