@@ -1,22 +1,31 @@
-"""Opening a long growing-history run in the window: read + fold + first paint (issue 18).
+"""Opening a long growing-history run in the window: read + first paint (issue 18).
 
 What is measured: runs recorded by the engine into a store (bench/reports.py's scripted turn of
 N ``lookup`` tool calls and a final answer; every request re-sends the whole history, which
-grows with the turn) at N = 1,000, 10,000 and 100,000. Each is opened in a fresh process, the
-way the window opens a stored run: ``Store.load`` (the read), ``LiveRun.from_record`` with the
-collector held (the fold) and the timeline + step detail painted once with the last step
-selected (bench/gui.py's ``open_timeline``), offscreen at 1400×900, the collector as in the
-window (``GuiThreadCollector``: automatic collection off). Wall times inside the
-child (the window waits for the wall clock) and the child's CPU time for the whole, medians.
+grows with the turn) at N = 1,000, 10,000 and 100,000, each opened in a fresh process,
+offscreen at 1400×900, the collector as in the window (``GuiThreadCollector``: automatic
+collection off), two ways:
 
-Peer, same run: bench/reports.py's raw SQLite read of the run's rows and the messages/frames
-they reference, with ``json.loads`` of every JSON column (the floor of any reader).
+- *Window now* (``light_child``), as ``app/shell/stored_open.py`` opens a stored run: a run of
+  ``LIGHT_FROM`` steps or more from the store's light read (``load_light_run``), shown and
+  painted with the last step selected (bench/gui.py); then the full read and fold
+  (``load_stored_run``) on a worker thread while the UI thread ticks every ``TICK_MS`` (the
+  longest gap is the stall), the swap (``LiveRun.fill`` + the timeline repainted) and the light
+  steps released beside the UI thread. A shorter run is read whole, as the window does.
+- *Before* (``child``): ``Store.load`` (the read), ``LiveRun.from_record`` with the collector
+  held (the fold) and the first paint: how the window opened every run before.
+
+Wall times inside the child (the window waits for the wall clock) and the child's CPU time for
+the open, medians. Peer, same run: bench/reports.py's raw SQLite read of the run's rows and the
+messages/frames they reference, with ``json.loads`` of every JSON column (the floor of any
+reader that builds the whole run).
 
 Goals: the 100,000-step run opens (read + fold + first paint) in < 2 s; per-step open cost at
 10,000 and 100,000 steps within 1.5x of the 1,000-step figure.
 
-Usage: ``python bench/open_big.py [--write bench/RESULTS.md] [--quick]`` (``--quick``: 1,000
-and 10,000 steps, one run each).
+Usage: ``python bench/open_big.py [--write bench/RESULTS.md] [--quick] [--runs N] [--stores
+DB ...]`` (``--quick``: 1,000 and 10,000 steps, one run each; ``--stores``: open the run of
+each of these stores, recorded by this bench before, instead of recording new ones).
 """
 
 from __future__ import annotations
@@ -135,7 +144,7 @@ def fill(app: Any, run: Any, db: str, run_id: str, timeline: Any, detail: Any) -
     light = light_rows(run)
     run.fill(result[0])
     timeline.steps_filled()
-    detail.show_step(run, detail.current_step)
+    detail.show_step(run, detail.current_step, soon=True)
     settle_loaded()
     swapped = painted(app, timeline, swap0)
     gap = max(gap, beside(app, light.release))
@@ -261,20 +270,23 @@ def section(
 
 {machine()}. {what}, each in a fresh process, {source}; load average at the start
 {os.getloadavg()[0]:.1f} (the machine is shared).
-Reproduce with `python bench/open_big.py --write bench/RESULTS.md`.
+Reproduce with `python bench/open_big.py --write bench/RESULTS.md` (records the runs; `--stores
+A.sqlite3 B.sqlite3 …` opens runs recorded so before).
 
 {chr(10).join(rows)}
 
 {verdicts}
 
 Runs recorded by the engine (scripted `lookup` calls, every request re-sending the whole
-history). Window now: as `app/shell/stored_open.py` opens a run — a run of
-`LIGHT_FROM` (5,000) steps or more from the store's light read (`Store.load_light`: steps
-built when read), shown and painted with the last step selected (bench/gui.py); then the full
-read and fold (`load_stored_run`) on a worker thread while the UI thread ticks every
-{TICK_MS} ms (longest gap between ticks beyond {TICK_MS} ms), then `LiveRun.fill` and the
-timeline repainted. Before: the whole read (`Store.load`), `LiveRun.from_record` and the
-first paint, as the window opened every run before (and still opens shorter ones). The peer's
+history). Window now: as `app/shell/stored_open.py` opens a run — a run of `LIGHT_FROM`
+(5,000) steps or more from the store's light read (`Store.load_light`: steps built when read),
+shown and painted with the last step selected (bench/gui.py); then the full read and fold
+(`load_stored_run`) on a worker thread while the UI thread ticks every {TICK_MS} ms (longest
+gap between ticks beyond {TICK_MS} ms), then `LiveRun.fill` and the timeline repainted (swap +
+paint: one UI-thread turn; the Step detail renders in a turn of its own) and the light steps
+released on a worker thread (its gap counted too). Before: the whole read (`Store.load`),
+`LiveRun.from_record` and the first paint, as the window opened every run before (and still
+opens shorter ones). The peer's
 figure is CPU time of a separate process reading the same rows (no objects built).
 """
     return text, all(ok for _, ok in checks)

@@ -72,7 +72,7 @@ async def fill(window: MainWindow, run: LiveRun, read: Read) -> None:
     selected = window.timeline.selected_step()
     if selected:  # selected while the run was light: the Attempts tab shows its attempt
         window.attempts.set_current_step(selected)
-    window.detail.show_step(run, window.detail.current_step)
+    window.detail.show_step(run, window.detail.current_step, soon=True)  # a turn of its own
     if full.record is not None:
         window.status.show_record(full.record)
     window.validators.show_run(run)
