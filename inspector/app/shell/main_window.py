@@ -434,7 +434,7 @@ class MainWindow(QMainWindow):
         self.focus.shown = run
         self.selected_step = None
         self.timeline.show_run(run)
-        self.attempts.show_run(LiveRun() if run.light else run)  # whole steps: once filled
+        self.attempts.show_run(run)  # a light run: "loading", until filled (stored_open)
         self.run_heading.setText(run_title(run))
         if run.record is not None:
             self.status.show_record(run.record)

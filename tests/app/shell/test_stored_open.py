@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from inspector.app.detail.attempts_view import LOADING
 from inspector.app.shell.main_window import MainWindow
 from inspector.core.live import LiveRun
 from inspector.store import Store
@@ -53,7 +54,8 @@ def test_a_long_run_shows_light_then_filled_as_a_whole_read_shows_it(
     window.detail.show_step(light, window.detail.current_step)
     assert "Loading step 5's request" in window.detail.model_saw_pane.chat.toPlainText()
 
-    window.centre_tabs.show_attempts()
+    window.centre_tabs.show_attempts()  # no attempts until the full steps: it says so
+    qtbot.waitUntil(lambda: window.attempts.page.text() == LOADING)
     gated.set()
     qtbot.waitUntil(lambda: not light.light, timeout=10_000)
     assert window.shown is light and model.rowCount() == rows  # same rows, filled in place
