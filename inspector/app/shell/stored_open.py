@@ -19,7 +19,7 @@ from inspector.app.runtime.gui_collector import collection_held, settle_loaded
 from inspector.core.errors import InspectorError
 from inspector.core.lazy_steps import light_rows
 from inspector.core.live import LiveRun
-from inspector.workflows.runs import load_light_run
+from inspector.workflows.runs import load_light_run, release_run
 
 if TYPE_CHECKING:
     from inspector.app.shell.main_window import MainWindow
@@ -41,8 +41,9 @@ async def open_stored(window: MainWindow, run_id: str, read: Read) -> None:
             focus.set_loading(None)
             unreadable(window, run_id, exc)
         return
-    if focus.loading != run_id:
-        return  # the user picked something else meanwhile
+    if focus.loading != run_id:  # the user picked something else meanwhile
+        await loop.run_in_executor(None, release_run, run)  # freed off the UI thread
+        return
     focus.set_loading(None)
     window.statusBar().clearMessage()
     window.show_loaded(run)
@@ -63,8 +64,9 @@ async def fill(window: MainWindow, run: LiveRun, read: Read) -> None:
             window.show_loaded(LiveRun())  # nothing half-read stays on screen
             unreadable(window, run.run_id, exc)
         return
-    if window.focus.shown is not run or not run.light:
-        return  # another run is shown now
+    if window.focus.shown is not run or not run.light:  # another run is shown now
+        await loop.run_in_executor(None, release_run, full)  # freed off the UI thread
+        return
     light = light_rows(run)
     run.fill(full)
     window.timeline.steps_filled()
