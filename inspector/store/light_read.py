@@ -61,6 +61,8 @@ def load_light(
     noted = sorted(failed.union(errors, [n for n, f in enumerate(flags) if f[2] or f[3]]))
     slowest = max((f[1] for f in flags if f[1] is not None), default=0.0)
     bodies: list[Any] = [r[2] for r in rows]
+    statuses = [r[3] for r in rows]
+    del rows  # freed here, on the reading thread (``build`` keeps only what it reads)
     for n in [n for n, body in enumerate(bodies) if '{"$' in body]:
         if marked(body := bodies[n]):  # large texts: resolved now, while the connection is at hand
             bodies[n] = texts.loads(body)
@@ -73,11 +75,10 @@ def load_light(
             else:
                 step = Step.model_validate({**body, "request": STAND_IN_REQUEST})
         except ValueError:  # a damaged row: the full read then fails in one line
-            index, attempt, _, status = rows[position][:4]
             return Step(
-                index=index,
-                attempt=attempt,
-                status=status,
+                index=position + 1,
+                attempt=attempts[position],
+                status=statuses[position],
                 request=STAND_IN_REQUEST,
                 error=DAMAGED_STEP,
             )
