@@ -11,14 +11,17 @@ feedback, forced, error, timings) is the stored one, as ``load`` reads it.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from array import array
 from pathlib import Path
 from typing import Any
 
 from inspector.core.lazy_steps import StepRows
-from inspector.core.records import RunRecord, Step, StepRequest
+from inspector.core.records import RawExchange, RunRecord, Step, StepRequest
+from inspector.core.shared_list import SharedPrefix
 from inspector.store import reader
+from inspector.store.models import RunNotFound
 from inspector.store.texts import TextReader, marked
 from inspector.store.writer import RUNNING
 
@@ -93,3 +96,64 @@ def load_light(
     record = RunRecord.model_validate(data)
     record.__dict__["steps"] = StepRows(attempts, cleared, noted, slowest, build, bodies)
     return record
+
+
+@reader.collector_paused
+def load_step(conn: sqlite3.Connection, path: Path, run_id: str, index: int) -> Step:
+    """Step ``index`` of ``run_id`` (or a unique prefix) alone, as ``load`` reads it: its
+    request's messages (the hash lists of the steps before it walked, only its own messages
+    read), its raw exchange, verdicts and body."""
+    run_id = reader.resolve(conn, path, run_id)
+    rows = conn.execute(
+        "SELECT idx, msg_keep, msg_added, raw_frame, raw_keep, raw_added FROM steps"
+        " WHERE run_id = ? AND idx <= ? ORDER BY idx",
+        (run_id, index),
+    ).fetchall()
+    if not rows or rows[-1][0] != index:
+        raise RunNotFound(f"no step {index} in run {run_id!r} in {path}")
+    hashes: list[str] = []  # the request's message hashes, as ``reader.steps`` builds them
+    raw_hashes: list[str] = []
+    raw_n = 0
+    added = reader.json_lists([r[2] for r in rows])
+    raw_added = reader.json_lists([r[5] or "[]" for r in rows])
+    for row, new, raw_new in zip(rows, added, raw_added, strict=True):
+        if row[1] < len(hashes):
+            del hashes[row[1] :]
+        hashes.extend(new)
+        if row[3] is None:
+            raw_n = 0
+            continue
+        raw_keep = row[4] or 0
+        if raw_keep == raw_n == len(raw_hashes):
+            raw_hashes.extend(raw_new)
+        else:
+            raw_hashes = raw_hashes[: min(raw_keep, raw_n)] + raw_new
+        raw_n = len(raw_hashes)
+    attempt, status, frame, raw_frame, raw_response, body, forced = conn.execute(
+        "SELECT attempt, status, frame, raw_frame, raw_response, body, forced FROM steps"
+        " WHERE run_id = ? AND idx = ?",
+        (run_id, index),
+    ).fetchone()
+    texts = TextReader(conn)
+    messages = reader.parse_messages(reader.read_bodies(conn, "messages", set(hashes)), texts)
+    frames = {h: texts.loads(b) for h, b in reader.read_bodies(conn, "frames", {frame}).items()}
+    shared = [messages[h] for h in hashes]
+    template = StepRequest.model_validate({**frames[frame], "messages": []})
+    request = reader.request_of(template, SharedPrefix(shared, len(shared)))
+    raw: RawExchange | None = None
+    if raw_frame is not None:
+        values = reader.read_bodies(conn, "messages", set(raw_hashes[:raw_n]))
+        raw_values = [texts.loads(values[h]) for h in raw_hashes[:raw_n]]
+        raw_request = texts.loads(reader.read_bodies(conn, "frames", {raw_frame})[raw_frame])
+        raw = RawExchange(
+            request=reader.raw_request(raw_request, SharedPrefix(raw_values, raw_n)),
+            response=texts.loads(raw_response) if raw_response is not None else None,
+        )
+    if body is None:  # still pending: what StepStarted wrote
+        fields: dict[str, Any] = {"index": index, "attempt": attempt, "status": status}
+        fields["forced"] = json.loads(forced) if forced else None
+    else:
+        fields = texts.loads(body)
+    verdicts = reader.read_verdicts(conn, run_id, texts, index).get(index, [])
+    fields.update(request=request, verdicts=verdicts, raw=raw)
+    return Step.model_validate(fields)

@@ -146,7 +146,7 @@ def _load(
     if loaded is None:
         loaded = steps(conn, run_id, parsed, also=transcript, texts=texts)
     else:
-        parsed = _parse_messages(_bodies(conn, "messages", set(transcript)), texts)
+        parsed = parse_messages(read_bodies(conn, "messages", set(transcript)), texts)
     data["steps"] = loaded
     data["transcript"] = [parsed[h] for h in transcript]
     return RunRecord.model_validate(data)
@@ -214,12 +214,14 @@ def steps(
     raw_added: list[list[str]] = json_lists([r[8] or "[]" for r in rows])
     bodies = _added_bodies(conn, run_id, "msg_added")
     # A comprehension, not set(also).difference(): 200,000 hashes in one C call held the GIL.
-    bodies.update(_bodies(conn, "messages", {h for h in also if h not in bodies}))
-    messages = _parse_messages(bodies, texts)
+    bodies.update(read_bodies(conn, "messages", {h for h in also if h not in bodies}))
+    messages = parse_messages(bodies, texts)
     if parsed is not None:
         parsed.update(messages)
     raw_values = {h: texts.loads(b) for h, b in _added_bodies(conn, run_id, "raw_added").items()}
-    frames = {h: texts.loads(b) for h, b in _bodies(conn, "frames", _frame_hashes(rows)).items()}
+    frames = {
+        h: texts.loads(b) for h, b in read_bodies(conn, "frames", _frame_hashes(rows)).items()
+    }
     verdicts = read_verdicts(conn, run_id, texts)
     validated = _validated_bodies([r[10] for r in rows])
     requests: dict[str, StepRequest] = {}
@@ -238,7 +240,7 @@ def steps(
             template = requests[frame] = StepRequest.model_validate(
                 {**frames[frame], "messages": []}
             )
-        request = _request(template, SharedPrefix(shared, len(shared)))
+        request = request_of(template, SharedPrefix(shared, len(shared)))
         raw: RawExchange | None = None
         if row[6] is None:
             raw_n = 0  # the next raw body starts a list of its own
@@ -250,7 +252,7 @@ def steps(
                 raw_shared = raw_shared[: min(raw_keep, raw_n)] + raw_new
             raw_n = len(raw_shared)
             raw = RawExchange(
-                request=_raw_request(frames[row[6]], SharedPrefix(raw_shared, raw_n)),
+                request=raw_request(frames[row[6]], SharedPrefix(raw_shared, raw_n)),
                 response=texts.loads(row[9]) if row[9] is not None else None,
             )
         step_verdicts = verdicts.get(index, [])
@@ -324,7 +326,7 @@ def _validated_bodies(bodies: list[str | None]) -> list[Step | None]:
     return out
 
 
-def _request(template: StepRequest, messages: SharedPrefix[Message]) -> StepRequest:
+def request_of(template: StepRequest, messages: SharedPrefix[Message]) -> StepRequest:
     """A step's request: its frame's ``template`` (validated once per frame) with its own
     messages and tools list, built without validating again (``model_construct``'s result,
     without its per-call field walk: most of the cost of a step when done 100,000 times)."""
@@ -415,7 +417,7 @@ def _from_step(run_id: str, kind: str, step: Step, at: int, length: int) -> Even
     return ReasoningDelta(run_id=run_id, index=step.index, text=text)
 
 
-def _raw_request(frame: dict[str, Any], messages: SharedPrefix[Any]) -> Any:
+def raw_request(frame: dict[str, Any], messages: SharedPrefix[Any]) -> Any:
     path, request = frame["path"], frame["request"]
     if not path:
         return request
@@ -429,8 +431,9 @@ def _frame_hashes(rows: list[Any]) -> set[str]:
 
 
 def read_verdicts(
-    conn: sqlite3.Connection, run_id: str, texts: TextReader
+    conn: sqlite3.Connection, run_id: str, texts: TextReader, index: int | None = None
 ) -> dict[int, list[Verdict]]:
+    """The run's verdicts by step index (``index``: that step's only)."""
     out: dict[int, list[Verdict]] = {}
     for (
         idx,
@@ -445,8 +448,9 @@ def read_verdicts(
         f_text,
     ) in conn.execute(
         "SELECT idx, validator, ok, status, reason, feedback, location, captured, reason_text,"
-        " feedback_text FROM verdicts WHERE run_id = ? ORDER BY idx, pos",
-        (run_id,),
+        " feedback_text FROM verdicts WHERE run_id = ? AND (? IS NULL OR idx = ?)"
+        " ORDER BY idx, pos",
+        (run_id, index, index),
     ):
         verdict = Verdict(
             validator=validator,
@@ -461,7 +465,7 @@ def read_verdicts(
     return out
 
 
-def _bodies(conn: sqlite3.Connection, table: str, hashes: set[str]) -> dict[str, str]:
+def read_bodies(conn: sqlite3.Connection, table: str, hashes: set[str]) -> dict[str, str]:
     if not hashes:
         return {}
     sql = f"SELECT t.hash, t.body FROM {table} t JOIN json_each(?) j ON t.hash = j.value"
@@ -487,7 +491,7 @@ def _pairs(cursor: sqlite3.Cursor) -> dict[str, str]:
     return out
 
 
-def _parse_messages(bodies: dict[str, str], texts: TextReader) -> dict[str, Message]:
+def parse_messages(bodies: dict[str, str], texts: TextReader) -> dict[str, Message]:
     """Each message validated from its JSON, ``BATCH`` at a time (large texts resolved
     first, one by one)."""
     out: dict[str, Message] = {}

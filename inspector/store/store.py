@@ -12,7 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from inspector.core.records import RunRecord
+from inspector.core.records import RunRecord, Step
 from inspector.locations import resolve_db_path
 from inspector.store import light_read, reader
 from inspector.store import sweeps as sweep_rows
@@ -171,6 +171,12 @@ class Store:
         finished run (``load`` reads those)."""
         with self._reading(f"run {run_id}"):
             return light_read.load_light(self._conn, self.path, run_id, min_steps)
+
+    def load_step(self, run_id: str, index: int) -> Step:
+        """Step ``index`` (1-based) of ``run_id`` alone, as ``load`` reads it (its request, raw
+        exchange and verdicts included): a step shown before its run is read whole."""
+        with self._reading(f"step {index} of run {run_id}"):
+            return light_read.load_step(self._conn, self.path, run_id, index)
 
     def events(self, run_id: str) -> list[StoredEvent]:
         """The run's events in order, each with its offset since ``RunStarted``."""

@@ -11,7 +11,7 @@ import pytest
 
 from inspector.core.lazy_steps import StepRows
 from inspector.core.records import RunRecord, Step
-from inspector.store import Store
+from inspector.store import RunNotFound, Store
 from inspector.store.light_read import DAMAGED_STEP, STAND_IN_REQUEST
 from inspector.store.writer import RUNNING
 from tests.store.conftest import OFFLINE_DEMOS, record_demo
@@ -103,3 +103,23 @@ def test_a_damaged_step_body_builds_an_error_step(store: Store, tmp_path: Path) 
 def store_saved(store: Store, record: RunRecord) -> RunRecord:
     store.save(record)
     return record
+
+
+@pytest.mark.parametrize("name", ["every shape", "varied", "demos"])
+def test_each_step_read_alone_is_the_step_load_reads(store: Store, name: str) -> None:
+    if name == "demos":
+        records = [record_demo(store, demo)[0] for demo in OFFLINE_DEMOS]
+    else:
+        records = [store_saved(store, every_shape() if name == "every shape" else varied_turn(23))]
+    for record in records:
+        full = store.load(record.run_id)
+        for step in full.steps:
+            alone = store.load_step(record.run_id[:8], step.index)
+            assert alone == step
+            assert alone.model_dump_json() == step.model_dump_json()
+
+
+def test_a_step_that_is_not_there_is_one_line(store: Store) -> None:
+    record = store_saved(store, every_shape())
+    with pytest.raises(RunNotFound, match="no step 6 in run"):
+        store.load_step(record.run_id, 6)
