@@ -13,21 +13,46 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from PySide6.QtWidgets import QLabel, QStatusBar
+
+from inspector.app.detail.attempts_view import AttemptsView
+from inspector.app.detail.step_detail import StepDetail
 from inspector.app.runtime.gui_collector import collection_held, settle_loaded
+from inspector.app.runtime.run_focus import RunFocus
+from inspector.app.shell.run_status import RunStatus
+from inspector.app.timeline.timeline_view import TimelineView
+from inspector.app.validators.validators_panel import ValidatorsPanel
+from inspector.app.widgets.message_bar import MessageBar
 from inspector.core.errors import InspectorError
 from inspector.core.lazy_steps import light_rows
 from inspector.core.live import LiveRun
+from inspector.store import Store
 from inspector.workflows.runs import load_light_run, release_run
-
-if TYPE_CHECKING:
-    from inspector.app.shell.main_window import MainWindow
 
 Read = Callable[[Path, str], LiveRun]
 
 
-async def open_stored(window: MainWindow, run_id: str, read: Read) -> None:
+class StoredRunWindow(Protocol):
+    """What opening a stored run uses of the window (``shell.main_window.MainWindow``)."""
+
+    store: Store
+    focus: RunFocus
+    timeline: TimelineView
+    attempts: AttemptsView
+    detail: StepDetail
+    status: RunStatus
+    validators: ValidatorsPanel
+    run_heading: QLabel
+    message_bar: MessageBar
+
+    def statusBar(self) -> QStatusBar: ...
+
+    def show_loaded(self, run: LiveRun) -> None: ...
+
+
+async def open_stored(window: StoredRunWindow, run_id: str, read: Read) -> None:
     """Reads run ``run_id`` (``read``: the whole fold) and shows it, unless the user picked
     something else meanwhile; a long run is shown from its light read first."""
     loop, path, focus = asyncio.get_running_loop(), window.store.path, window.focus
@@ -52,7 +77,7 @@ async def open_stored(window: MainWindow, run_id: str, read: Read) -> None:
         await fill(window, run, read)
 
 
-async def fill(window: MainWindow, run: LiveRun, read: Read) -> None:
+async def fill(window: StoredRunWindow, run: LiveRun, read: Read) -> None:
     """Reads ``run`` (shown from its light read) whole and puts the full steps in place, if it
     is still the run shown when they arrive."""
     loop = asyncio.get_running_loop()
@@ -83,7 +108,7 @@ async def fill(window: MainWindow, run: LiveRun, read: Read) -> None:
         await loop.run_in_executor(None, light.release)
 
 
-def unreadable(window: MainWindow, run_id: str, exc: InspectorError) -> None:
+def unreadable(window: StoredRunWindow, run_id: str, exc: InspectorError) -> None:
     window.statusBar().clearMessage()
     window.run_heading.setText(f"Run {run_id} could not be loaded.")
     window.message_bar.show_message("error", str(exc))
