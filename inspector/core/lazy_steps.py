@@ -19,6 +19,9 @@ from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import RunRecord, Step
 
 RELEASE_SLICE = 5_000
+# A step whose request holds more messages is not read alone while the run is light: its
+# messages would cost what the whole read's do (and freeing them holds the GIL).
+ALONE_MAX = 5_000
 
 
 class StepRows(Sequence[Step]):
@@ -36,11 +39,14 @@ class StepRows(Sequence[Step]):
         slowest: float,
         build: Callable[[int], Step],
         held: list[Any] | None = None,
+        sizes: array[int] | None = None,
     ) -> None:
         self.attempts, self.cleared, self.noted, self.slowest = attempts, cleared, noted, slowest
         self._build = build
         self._built: list[Step | None] = [None] * len(attempts)
         self._held = held if held is not None else []  # what ``build`` reads (the bodies)
+        self._whole: set[int] = set()
+        self.sizes = sizes if sizes is not None else array("q")  # messages per request
 
     def release(self) -> None:
         """Empties what the steps are built from, a slice at a time (the full steps replaced
@@ -73,6 +79,20 @@ class StepRows(Sequence[Step]):
         """How many steps were built so far (tests, benchmarks)."""
         return len(self._built) - self._built.count(None)
 
+    def put(self, step: Step) -> None:
+        """``step``, read whole (``Store.load_step``), replaces its light one."""
+        self._built[step.index - 1] = step
+        self._whole.add(step.index)
+
+    def light_request(self, index: int) -> bool:
+        """Whether step ``index``'s request is small enough (``ALONE_MAX`` messages) to be
+        read alone before the whole run: a growing history's last request is all of it."""
+        return 0 < index <= len(self.sizes) and self.sizes[index - 1] <= ALONE_MAX
+
+    def whole(self, index: int) -> bool:
+        """Whether step ``index`` (1-based) was read whole (``put``)."""
+        return index in self._whole
+
 
 class LazyLiveSteps(Sequence[LiveStep]):
     """``LiveStep.from_step`` of each of ``rows``, made when first read."""
@@ -100,6 +120,11 @@ class LazyLiveSteps(Sequence[LiveStep]):
         for n in range(len(self._made)):
             yield self[n]
 
+    def put(self, step: Step) -> None:
+        """``step``, read whole, replaces its light one (``StepRows.put``)."""
+        self.rows.put(step)
+        self._made[step.index - 1] = LiveStep.from_step(step)
+
 
 def light_run(record: RunRecord) -> LiveRun:
     """``record`` (whose ``steps`` are ``StepRows``: the store's light read) as a ``LiveRun``
@@ -111,6 +136,15 @@ def light_run(record: RunRecord) -> LiveRun:
     steps = cast(list[LiveStep], LazyLiveSteps(rows))
     finals = cast(list[Step | None], rows)
     return LiveRun(run_id=record.run_id, steps=steps, record=record, finals=finals, light=True)
+
+
+def put_whole(run: LiveRun, step: Step) -> bool:
+    """Puts ``step`` (read whole) into the light ``run``; False when ``run`` is not light."""
+    steps: object = run.steps
+    if not isinstance(steps, LazyLiveSteps) or not 1 <= step.index <= len(steps):
+        return False
+    steps.put(step)
+    return True
 
 
 def light_rows(run: LiveRun) -> StepRows | None:

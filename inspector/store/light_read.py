@@ -31,7 +31,8 @@ DAMAGED_STEP = "this step's stored row cannot be read"
 
 _ROWS = (
     "SELECT idx, attempt, body, status, json_extract(body, '$.cleared', '$.latency_ms',"
-    " '$.feedback[0].role', '$.forced', '$.error') FROM steps WHERE run_id = ? ORDER BY idx"
+    " '$.feedback[0].role', '$.forced', '$.error'), msg_keep + json_array_length(msg_added)"
+    " FROM steps WHERE run_id = ? ORDER BY idx"
 )
 
 
@@ -58,6 +59,7 @@ def load_light(
     # Per step: cleared, latency, its first feedback message's role, forced, error.
     flags = reader.json_lists([r[4] for r in rows])
     attempts = array("q", [r[1] for r in rows])
+    sizes = array("q", [r[5] for r in rows])  # messages in each step's request
     cleared = bytes([1 if f[0] else 0 for f in flags])
     failed = {i - 1 for i, found in verdicts.items() if not all(v.ok for v in found)}
     errors = {n for n, r in enumerate(rows) if r[3] == "error" and flags[n][4]}
@@ -94,7 +96,8 @@ def load_light(
     data = texts.loads(record_json)
     data["steps"], data["transcript"] = [], []
     record = RunRecord.model_validate(data)
-    record.__dict__["steps"] = StepRows(attempts, cleared, noted, slowest, build, bodies)
+    light_steps = StepRows(attempts, cleared, noted, slowest, build, bodies, sizes)
+    record.__dict__["steps"] = light_steps
     return record
 
 
@@ -135,7 +138,16 @@ def load_step(conn: sqlite3.Connection, path: Path, run_id: str, index: int) -> 
         (run_id, index),
     ).fetchone()
     texts = TextReader(conn)
-    messages = reader.parse_messages(reader.read_bodies(conn, "messages", set(hashes)), texts)
+    # The messages the steps up to this one added (a join: no hash list sent back to SQLite).
+    added_bodies = reader.pairs(
+        conn.execute(
+            "SELECT m.hash, m.body FROM steps s, json_each(s.msg_added) j"
+            " JOIN messages m ON m.hash = j.value WHERE s.run_id = ? AND s.idx <= ?",
+            (run_id, index),
+        )
+    )
+    messages = reader.parse_messages(added_bodies, texts)
+    reader.let_go(rows, added, raw_added, added_bodies)
     frames = {h: texts.loads(b) for h, b in reader.read_bodies(conn, "frames", {frame}).items()}
     shared = [messages[h] for h in hashes]
     template = StepRequest.model_validate({**frames[frame], "messages": []})

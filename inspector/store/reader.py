@@ -469,7 +469,7 @@ def read_bodies(conn: sqlite3.Connection, table: str, hashes: set[str]) -> dict[
     if not hashes:
         return {}
     sql = f"SELECT t.hash, t.body FROM {table} t JOIN json_each(?) j ON t.hash = j.value"
-    return _pairs(conn.execute(sql, (json.dumps(sorted(hashes)),)))
+    return pairs(conn.execute(sql, (json.dumps(sorted(hashes)),)))
 
 
 def _added_bodies(conn: sqlite3.Connection, run_id: str, column: str) -> dict[str, str]:
@@ -479,10 +479,10 @@ def _added_bodies(conn: sqlite3.Connection, run_id: str, column: str) -> dict[st
         f"SELECT m.hash, m.body FROM steps s, json_each(s.{column}) j"
         " JOIN messages m ON m.hash = j.value WHERE s.run_id = ?"
     )
-    return _pairs(conn.execute(sql, (run_id,)))
+    return pairs(conn.execute(sql, (run_id,)))
 
 
-def _pairs(cursor: sqlite3.Cursor) -> dict[str, str]:
+def pairs(cursor: sqlite3.Cursor) -> dict[str, str]:
     """The cursor's (hash, body) rows as a dict, built ``BATCH * 10`` rows per call (200,000
     in one ``dict()`` held the GIL ~70 ms)."""
     out: dict[str, str] = {}

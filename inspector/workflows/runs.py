@@ -13,7 +13,7 @@ from typing import Any
 
 from inspector.core.lazy_steps import light_rows, light_run
 from inspector.core.live import LiveRun
-from inspector.core.records import RunRecord
+from inspector.core.records import RunRecord, Step
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
 from inspector.store import RunStillRecording, Store
 
@@ -69,6 +69,12 @@ def load_light_run(path: Path, run_id: str, min_steps: int | None = None) -> Liv
     for position in rows.noted if rows is not None else ():
         run.steps[position]  # built here: the timeline counts their notes on the UI thread
     return run
+
+
+def load_step(path: Path, run_id: str, index: int) -> Step:
+    """Step ``index`` of stored run ``run_id`` alone, read whole (``Store.load_step``)."""
+    with Store.open(path) as store:
+        return store.load_step(run_id, index)
 
 
 @dataclass(frozen=True)

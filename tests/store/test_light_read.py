@@ -39,6 +39,7 @@ def check_light(store: Store, record: RunRecord) -> StepRows:
         assert mine.model_dump(exclude=WITHOUT) == theirs.model_dump(exclude=WITHOUT)
         assert mine.request is STAND_IN_REQUEST and mine.raw is None
     assert list(rows.attempts) == [s.attempt for s in full.steps]
+    assert list(rows.sizes) == [len(s.request.messages) for s in full.steps]
     assert list(rows.cleared) == [int(s.cleared) for s in full.steps]
     latencies = [s.latency_ms for s in full.steps if s.latency_ms is not None]
     assert rows.slowest == max(latencies, default=0.0)

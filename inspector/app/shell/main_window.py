@@ -52,7 +52,7 @@ from inspector.app.shell.provider_settings import open_provider_settings
 from inspector.app.shell.recent_scenarios import RecentScenarios
 from inspector.app.shell.run_status import RunStatus
 from inspector.app.shell.runs_listing import RunsListing
-from inspector.app.shell.stored_open import open_stored
+from inspector.app.shell.stored_open import fetch_step_soon, open_stored
 from inspector.app.shell.unsaved_edits import ask_discard, unsaved_edits
 from inspector.app.shell.welcome import FIRST_DEMO, WelcomePanel
 from inspector.app.shell.window_layout import WindowLayout
@@ -266,6 +266,7 @@ class MainWindow(QMainWindow):
         self.validators.stepRequested.connect(self.timeline.select_step)
         self.attempts.stepRequested.connect(self.timeline.select_step)
         self.timeline.stepSelected.connect(self.attempts.set_current_step)
+        self.detail.wholeStepWanted.connect(lambda run, i: fetch_step_soon(self, run, i))
         self.validators.runRequested.connect(library.select_run)
         self.validators.copySaved.connect(self._validators_copy_saved)
         self.scenario_editor.saved.connect(self._scenario_saved)

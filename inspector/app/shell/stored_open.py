@@ -26,10 +26,10 @@ from inspector.app.timeline.timeline_view import TimelineView
 from inspector.app.validators.validators_panel import ValidatorsPanel
 from inspector.app.widgets.message_bar import MessageBar
 from inspector.core.errors import InspectorError
-from inspector.core.lazy_steps import light_rows
+from inspector.core.lazy_steps import light_rows, put_whole
 from inspector.core.live import LiveRun
 from inspector.store import Store
-from inspector.workflows.runs import load_light_run, release_run
+from inspector.workflows.runs import load_light_run, load_step, release_run
 
 Read = Callable[[Path, str], LiveRun]
 
@@ -106,6 +106,27 @@ async def fill(window: StoredRunWindow, run: LiveRun, read: Read) -> None:
     settle_loaded()
     if light is not None:  # the light steps' bodies freed off the UI thread
         await loop.run_in_executor(None, light.release)
+
+
+_FETCHES: set[asyncio.Task[None]] = set()  # steps being read alone (tasks are weak refs)
+
+
+def fetch_step_soon(window: StoredRunWindow, run: LiveRun, index: int) -> None:
+    """Reads step ``index`` of the light ``run`` alone (its request: *Model saw*, *Raw*) on a
+    worker thread while the whole run is read; shown if it is still the step shown."""
+    task = asyncio.get_event_loop().create_task(_fetch_step(window, run, index))
+    _FETCHES.add(task)
+    task.add_done_callback(_FETCHES.discard)
+
+
+async def _fetch_step(window: StoredRunWindow, run: LiveRun, index: int) -> None:
+    loop = asyncio.get_running_loop()
+    try:
+        step = await loop.run_in_executor(None, load_step, window.store.path, run.run_id, index)
+    except InspectorError:
+        return  # the whole read, under way, says what is wrong
+    if window.focus.shown is run and put_whole(run, step) and window.detail.current_step == index:
+        window.detail.show_step(run, index)
 
 
 def unreadable(window: StoredRunWindow, run_id: str, exc: InspectorError) -> None:

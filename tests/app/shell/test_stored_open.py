@@ -12,6 +12,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from inspector.app.detail.attempts_view import LOADING
+from inspector.app.detail.model_saw import WHOLE_LATER
 from inspector.app.shell.main_window import MainWindow
 from inspector.core.live import LiveRun
 from inspector.store import Store
@@ -94,3 +95,54 @@ def test_a_run_whose_full_read_fails_ends_on_the_one_line_error(
     qtbot.waitUntil(lambda: "could not be loaded" in window.run_heading.text(), timeout=10_000)
     assert "damaged store" in window.message_bar.text.text()
     assert window.timeline.model.rowCount() == 0  # nothing half-read stays on screen
+
+
+def test_a_step_selected_while_the_run_is_light_is_read_alone(
+    window: MainWindow, store: Store, qtbot: QtBot, gated: threading.Event
+) -> None:
+    """Its request (Model saw, without badges or diffs) and raw exchange come before the
+    whole run, whose read is held back here."""
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    light = window.shown
+    detail = window.detail
+    window.timeline.select_step(3)
+    detail.tabs.setCurrentIndex(4)  # Raw: step 3's raw response, read alone
+    qtbot.waitUntil(lambda: '"empty"' in detail.raw.toPlainText(), timeout=10_000)
+    detail.tabs.setCurrentIndex(0)
+    chat = detail.model_saw_pane.chat
+    qtbot.waitUntil(lambda: "Plain text only." in chat.toPlainText(), timeout=10_000)
+    assert detail.model_saw_pane.summary.text() == WHOLE_LATER
+    assert light.light and not gated.is_set()  # all of it before the whole run was read
+    gated.set()
+    qtbot.waitUntil(lambda: not light.light, timeout=10_000)
+    qtbot.waitUntil(lambda: detail.model_saw_pane.summary.text() != WHOLE_LATER)
+
+
+def test_a_step_with_a_long_request_waits_for_the_whole_run(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its messages would cost what the whole read's do: it is not read alone."""
+    from inspector.core import lazy_steps
+
+    monkeypatch.setattr(lazy_steps, "ALONE_MAX", 2)  # step 5's request has 3 messages
+    asked: list[int] = []
+    window.detail.wholeStepWanted.connect(lambda _run, index: asked.append(index))
+    record = every_shape()
+    store.save(record)
+    window.detail.tabs.setCurrentIndex(0)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    qtbot.waitUntil(lambda: window.detail.current_step == 5)
+    window.detail.show_step(window.shown, 5)
+    assert "Loading step 5's request" in window.detail.model_saw_pane.chat.toPlainText()
+    window.timeline.select_step(1)  # one message: read alone
+    qtbot.waitUntil(lambda: asked == [1])
+    gated.set()
+    qtbot.waitUntil(lambda: not window.shown.light, timeout=10_000)
