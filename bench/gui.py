@@ -222,6 +222,13 @@ def open_timeline(
         run = LiveRun.from_record(record)
     settle_loaded()
     fold = time.perf_counter() - start
+    window, timeline, _detail = show_timeline(run)
+    return _until_painted(app, timeline.table.viewport(), start), fold, window, timeline
+
+
+def show_timeline(run: LiveRun) -> tuple[QWidget, TimelineView, StepDetail]:
+    """The timeline and step detail showing ``run``, its last step selected (not painted yet:
+    ``painted``)."""
     window = QSplitter()
     timeline = TimelineView(window)
     detail = StepDetail(window)
@@ -232,7 +239,12 @@ def open_timeline(
     timeline.show_run(run)
     timeline.select_last()
     window.show()
-    return _until_painted(app, timeline.table.viewport(), start), fold, window, timeline
+    return window, timeline, detail
+
+
+def painted(app: QApplication, timeline: TimelineView, start: float) -> float:
+    """Seconds from ``start`` until ``timeline``'s rows were painted."""
+    return _until_painted(app, timeline.table.viewport(), start)
 
 
 class _TextTable(QAbstractTableModel):

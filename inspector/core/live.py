@@ -125,6 +125,9 @@ class LiveRun:
     # The final Step of each step so far, by position (None: pending); compared with the
     # record's steps by identity at RunFinished, in C (a loop over 100,000 LiveSteps: ~50 ms).
     finals: list[Step | None] = field(default_factory=list, repr=False)
+    # Opened from the store's light read (core/lazy_steps.py): each step is built when read,
+    # its request a stand-in, until ``fill`` puts the full record in.
+    light: bool = False
 
     @property
     def finished(self) -> bool:
@@ -138,6 +141,12 @@ class LiveRun:
             record=record,
             finals=list(record.steps),
         )
+
+    def fill(self, full: LiveRun) -> None:
+        """The full fold of the same stored run replaces a light run's steps and record, in
+        place (views holding this run keep it): the rows stay the ones the light read gave."""
+        self.steps, self.finals, self.record = full.steps, full.finals, full.record
+        self.header, self.fallback, self.light = full.header, full.fallback, False
 
     def step(self, index: int) -> LiveStep | None:
         """The step with this 1-based index (steps arrive in order, so it is at ``index - 1``)."""

@@ -61,7 +61,7 @@ R = TypeVar("R")
 M = TypeVar("M", bound=BaseModel)
 
 
-def _collector_paused(read: Callable[P, R]) -> Callable[P, R]:
+def collector_paused(read: Callable[P, R]) -> Callable[P, R]:
     """Runs ``read`` with the cyclic garbage collector off. Reading a big run allocates
     hundreds of thousands of acyclic objects, and each collection the allocations trigger
     walks everything read so far: 70% of reading a 10,000-step run's events."""
@@ -120,7 +120,7 @@ def resolve(conn: sqlite3.Connection, path: Path, run_id: str) -> str:
     raise RunNotFound(f"no run {run_id!r} in {path}")
 
 
-@_collector_paused
+@collector_paused
 def load(conn: sqlite3.Connection, path: Path, run_id: str) -> RunRecord:
     return _load(conn, path, resolve(conn, path, run_id))
 
@@ -141,13 +141,13 @@ def _load(
         raise RunStillRecording(f"run {run_id!r} in {path} is still being recorded")
     texts = texts or TextReader(conn)
     data = texts.loads(record_json)
-    transcript = json.loads(transcript_json or "[]")
+    transcript = texts.loads(transcript_json or "[]")  # in pieces when long
     # One parse per distinct message, shared by the steps' requests and the transcript.
     parsed: dict[str, Message] = {}
     if loaded is None:
         loaded = steps(conn, run_id, parsed, also=transcript, texts=texts)
     else:
-        parsed = _parse_messages(_bodies(conn, "messages", set(transcript)), texts)
+        parsed = parse_messages(read_bodies(conn, "messages", set(transcript)), texts)
     data["steps"] = loaded
     data["transcript"] = [parsed[h] for h in transcript]
     return RunRecord.model_validate(data)
@@ -211,16 +211,19 @@ def steps(
         " raw_added, raw_response, body, forced FROM steps WHERE run_id = ? ORDER BY idx",
         (run_id,),
     ).fetchall()
-    added: list[list[str]] = _json_lists([r[5] for r in rows])
-    raw_added: list[list[str]] = _json_lists([r[8] or "[]" for r in rows])
+    added: list[list[str]] = json_lists([r[5] for r in rows])
+    raw_added: list[list[str]] = json_lists([r[8] or "[]" for r in rows])
     bodies = _added_bodies(conn, run_id, "msg_added")
-    bodies.update(_bodies(conn, "messages", set(also).difference(bodies)))
-    messages = _parse_messages(bodies, texts)
+    # A comprehension, not set(also).difference(): 200,000 hashes in one C call held the GIL.
+    bodies.update(read_bodies(conn, "messages", {h for h in also if h not in bodies}))
+    messages = parse_messages(bodies, texts)
     if parsed is not None:
         parsed.update(messages)
     raw_values = {h: texts.loads(b) for h, b in _added_bodies(conn, run_id, "raw_added").items()}
-    frames = {h: texts.loads(b) for h, b in _bodies(conn, "frames", _frame_hashes(rows)).items()}
-    verdicts = _verdicts(conn, run_id, texts)
+    frames = {
+        h: texts.loads(b) for h, b in read_bodies(conn, "frames", _frame_hashes(rows)).items()
+    }
+    verdicts = read_verdicts(conn, run_id, texts)
     validated = _validated_bodies([r[10] for r in rows])
     requests: dict[str, StepRequest] = {}
     out: list[Step] = []
@@ -238,7 +241,7 @@ def steps(
             template = requests[frame] = StepRequest.model_validate(
                 {**frames[frame], "messages": []}
             )
-        request = _request(template, SharedPrefix(shared, len(shared)))
+        request = request_of(template, SharedPrefix(shared, len(shared)))
         raw: RawExchange | None = None
         if row[6] is None:
             raw_n = 0  # the next raw body starts a list of its own
@@ -250,14 +253,14 @@ def steps(
                 raw_shared = raw_shared[: min(raw_keep, raw_n)] + raw_new
             raw_n = len(raw_shared)
             raw = RawExchange(
-                request=_raw_request(frames[row[6]], SharedPrefix(raw_shared, raw_n)),
+                request=raw_request(frames[row[6]], SharedPrefix(raw_shared, raw_n)),
                 response=texts.loads(row[9]) if row[9] is not None else None,
             )
         step_verdicts = verdicts.get(index, [])
         if step is not None:  # validated from its JSON with a stand-in request: the real parts
             fields = step.__dict__
             fields["request"], fields["verdicts"], fields["raw"] = request, step_verdicts, raw
-            step.__pydantic_fields_set__.update(_ATTACHED)
+            step.__pydantic_fields_set__.update(ATTACHED)
             out.append(step)
         else:
             if row[10] is None:  # still pending: what StepStarted wrote
@@ -268,22 +271,45 @@ def steps(
                 body = texts.loads(row[10])
             body.update(request=request, verdicts=step_verdicts, raw=raw)
             out.append(Step.model_validate(body))
+    let_go(rows, added, raw_added, validated, bodies)
     return out
 
 
-BATCH = 2_000  # step bodies (or messages) validated per pydantic-core call
+def let_go(*values: list[Any] | dict[Any, Any]) -> None:
+    """Empties big temporaries ``BATCH * 10`` items at a time: freeing 100,000 rows when a
+    function returns is one C call holding the GIL (~0.1 s: a stalled window while a worker
+    thread reads a long run); a slice at a time, other threads run in between."""
+    step = BATCH * 10
+    for value in values:
+        if isinstance(value, dict):
+            keys = list(value)
+            for at in range(0, len(keys), step):
+                for key in keys[at : at + step]:
+                    del value[key]
+            value = keys
+        while value:
+            del value[-step:]
+
+
+# Step bodies (or messages) validated per pydantic-core call: one C call holding the GIL,
+# ~10-20 ms for 500 steps on this machine (2,000 were 45-75 ms of a stalled window).
+BATCH = 500
 # A step body's JSON with a stand-in request (the body is stored without it); the real request,
-# verdicts and raw exchange replace it once validated (``_ATTACHED``).
-_STAND_IN = ',"request":{"system":"","messages":[]}}'
-_ATTACHED = frozenset({"request", "verdicts", "raw"})
+# verdicts and raw exchange replace it once validated (``ATTACHED``).
+STAND_IN = ',"request":{"system":"","messages":[]}}'
+ATTACHED = frozenset({"request", "verdicts", "raw"})
 _STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step])
 _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 _REQUEST_FIELDS = frozenset(StepRequest.model_fields)
 
 
-def _json_lists(values: list[str]) -> list[Any]:
-    """Each of ``values`` (a JSON text) parsed, in one parse."""
-    return json.loads("[" + ",".join(values) + "]") if values else []
+def json_lists(values: list[str]) -> list[Any]:
+    """Each of ``values`` (a JSON text) parsed, ``BATCH * 5`` per parse (one C call each:
+    a worker thread reading lets the UI thread in between)."""
+    out: list[Any] = []
+    for at in range(0, len(values), BATCH * 5):
+        out += json.loads("[" + ",".join(values[at : at + BATCH * 5]) + "]")
+    return out
 
 
 def _validated_bodies(bodies: list[str | None]) -> list[Step | None]:
@@ -295,13 +321,13 @@ def _validated_bodies(bodies: list[str | None]) -> list[Step | None]:
     ]
     for at in range(0, len(plain), BATCH):
         chunk = plain[at : at + BATCH]
-        joined = "[" + ",".join([body[:-1] + _STAND_IN for _, body in chunk]) + "]"
+        joined = "[" + ",".join([body[:-1] + STAND_IN for _, body in chunk]) + "]"
         for (n, _), step in zip(chunk, _STEPS.validate_json(joined), strict=True):
             out[n] = step
     return out
 
 
-def _request(template: StepRequest, messages: SharedPrefix[Message]) -> StepRequest:
+def request_of(template: StepRequest, messages: SharedPrefix[Message]) -> StepRequest:
     """A step's request: its frame's ``template`` (validated once per frame) with its own
     messages and tools list, built without validating again (``model_construct``'s result,
     without its per-call field walk: most of the cost of a step when done 100,000 times)."""
@@ -323,7 +349,7 @@ def has_events(conn: sqlite3.Connection, path: Path, run_id: str) -> bool:
     )
 
 
-@_collector_paused
+@collector_paused
 def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEvent]:
     run_id = resolve(conn, path, run_id)
     rows = conn.execute(
@@ -430,7 +456,7 @@ def _from_step(run_id: str, kind: str, step: Step, at: int, length: int) -> Even
     return ReasoningDelta(run_id=run_id, index=step.index, text=text)
 
 
-def _raw_request(frame: dict[str, Any], messages: SharedPrefix[Any]) -> Any:
+def raw_request(frame: dict[str, Any], messages: SharedPrefix[Any]) -> Any:
     path, request = frame["path"], frame["request"]
     if not path:
         return request
@@ -443,7 +469,10 @@ def _frame_hashes(rows: list[Any]) -> set[str]:
     return {r[3] for r in rows} | {r[6] for r in rows if r[6] is not None}
 
 
-def _verdicts(conn: sqlite3.Connection, run_id: str, texts: TextReader) -> dict[int, list[Verdict]]:
+def read_verdicts(
+    conn: sqlite3.Connection, run_id: str, texts: TextReader, index: int | None = None
+) -> dict[int, list[Verdict]]:
+    """The run's verdicts by step index (``index``: that step's only)."""
     out: dict[int, list[Verdict]] = {}
     for (
         idx,
@@ -458,8 +487,9 @@ def _verdicts(conn: sqlite3.Connection, run_id: str, texts: TextReader) -> dict[
         f_text,
     ) in conn.execute(
         "SELECT idx, validator, ok, status, reason, feedback, location, captured, reason_text,"
-        " feedback_text FROM verdicts WHERE run_id = ? ORDER BY idx, pos",
-        (run_id,),
+        " feedback_text FROM verdicts WHERE run_id = ? AND (? IS NULL OR idx = ?)"
+        " ORDER BY idx, pos",
+        (run_id, index, index),
     ):
         verdict = Verdict(
             validator=validator,
@@ -474,11 +504,11 @@ def _verdicts(conn: sqlite3.Connection, run_id: str, texts: TextReader) -> dict[
     return out
 
 
-def _bodies(conn: sqlite3.Connection, table: str, hashes: set[str]) -> dict[str, str]:
+def read_bodies(conn: sqlite3.Connection, table: str, hashes: set[str]) -> dict[str, str]:
     if not hashes:
         return {}
     sql = f"SELECT t.hash, t.body FROM {table} t JOIN json_each(?) j ON t.hash = j.value"
-    return dict(conn.execute(sql, (json.dumps(sorted(hashes)),)).fetchall())
+    return pairs(conn.execute(sql, (json.dumps(sorted(hashes)),)))
 
 
 def _added_bodies(conn: sqlite3.Connection, run_id: str, column: str) -> dict[str, str]:
@@ -488,10 +518,19 @@ def _added_bodies(conn: sqlite3.Connection, run_id: str, column: str) -> dict[st
         f"SELECT m.hash, m.body FROM steps s, json_each(s.{column}) j"
         " JOIN messages m ON m.hash = j.value WHERE s.run_id = ?"
     )
-    return dict(conn.execute(sql, (run_id,)).fetchall())
+    return pairs(conn.execute(sql, (run_id,)))
 
 
-def _parse_messages(bodies: dict[str, str], texts: TextReader) -> dict[str, Message]:
+def pairs(cursor: sqlite3.Cursor) -> dict[str, str]:
+    """The cursor's (hash, body) rows as a dict, built ``BATCH * 10`` rows per call (200,000
+    in one ``dict()`` held the GIL ~70 ms)."""
+    out: dict[str, str] = {}
+    while rows := cursor.fetchmany(BATCH * 10):
+        out.update(rows)
+    return out
+
+
+def parse_messages(bodies: dict[str, str], texts: TextReader) -> dict[str, Message]:
     """Each message validated from its JSON, ``BATCH`` at a time (large texts resolved
     first, one by one)."""
     out: dict[str, Message] = {}
@@ -506,4 +545,5 @@ def _parse_messages(bodies: dict[str, str], texts: TextReader) -> dict[str, Mess
         joined = "[" + ",".join([b for _, b in chunk]) + "]"
         for (h, _), message in zip(chunk, _MESSAGES.validate_json(joined), strict=True):
             out[h] = message
+    let_go(plain)
     return out

@@ -12,9 +12,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from inspector.core.records import RunRecord
+from inspector.core.records import RunRecord, Step
 from inspector.locations import resolve_db_path
-from inspector.store import reader
+from inspector.store import light_read, reader
 from inspector.store import sweeps as sweep_rows
 from inspector.store.database import (
     RUNNING_BUSY_TIMEOUT_MS,
@@ -163,6 +163,20 @@ class Store:
                 if writer_alive(host, pid):
                     raise
                 return reader.interrupted_record(self._conn, full_id)
+
+    def load_light(self, run_id: str, min_steps: int = 0) -> RunRecord | None:
+        """``run_id``'s record for a first paint, its steps built when read (``StepRows``, with
+        stand-in requests; no transcript, no ``scenario_source``): docs/store.md, "Opening a
+        long run light". None when the run has fewer than ``min_steps`` steps or is not a
+        finished run (``load`` reads those)."""
+        with self._reading(f"run {run_id}"):
+            return light_read.load_light(self._conn, self.path, run_id, min_steps)
+
+    def load_step(self, run_id: str, index: int) -> Step:
+        """Step ``index`` (1-based) of ``run_id`` alone, as ``load`` reads it (its request, raw
+        exchange and verdicts included): a step shown before its run is read whole."""
+        with self._reading(f"step {index} of run {run_id}"):
+            return light_read.load_step(self._conn, self.path, run_id, index)
 
     def events(self, run_id: str) -> list[StoredEvent]:
         """The run's events in order, each with its offset since ``RunStarted``."""

@@ -21,6 +21,7 @@ import sqlite3
 import zlib
 from typing import Any
 
+from inspector.store.json_pieces import PIECES_FROM, loads_in_pieces
 from inspector.store.messages import content_hash, dumps
 
 TEXT_MIN = 1024  # characters: a string this long is stored once in ``texts``
@@ -161,8 +162,9 @@ class TextReader:
         return value
 
     def loads(self, body: str) -> Any:
-        """A stored JSON text parsed, its references resolved."""
-        value = json.loads(body)
+        """A stored JSON text parsed, its references resolved; a large one a piece at a time
+        (``json_pieces``: a worker thread reading it does not hold the GIL throughout)."""
+        value = json.loads(body) if len(body) < PIECES_FROM else loads_in_pieces(body)
         return self.decode(value) if marked(body) else value
 
     def optional(self, digest: str | None, inline: Any) -> Any:

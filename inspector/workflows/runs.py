@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from inspector.core.lazy_steps import light_rows, light_run
 from inspector.core.live import LiveRun
-from inspector.core.records import RunRecord
+from inspector.core.records import RunRecord, Step
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
 from inspector.store import RunStillRecording, Store
 
@@ -36,6 +38,43 @@ def load_stored_run(path: Path, run_id: str) -> LiveRun:
             for stored in store.events(run_id):
                 partial.apply(stored.event)
             return partial
+
+
+LIGHT_FROM = 5_000  # steps: a run this long opens from the light read first
+RELEASE_SLICE = 5_000  # items freed per call by ``release_run``
+
+
+def release_run(run: LiveRun) -> None:
+    """Empties ``run``, which nothing else holds, a slice at a time: for a worker thread. A
+    100,000-step run dropped at once is one C call freeing millions of objects with the GIL
+    held (~0.8 s: a frozen window); slice by slice, other threads run in between."""
+    lists: list[list[Any]] = [run.finals, run.steps]
+    if run.record is not None:
+        lists += [run.record.steps, run.record.transcript]
+    for items in lists:
+        while items:
+            del items[-RELEASE_SLICE:]
+
+
+def load_light_run(path: Path, run_id: str, min_steps: int | None = None) -> LiveRun | None:
+    """Finished run ``run_id`` of ``min_steps`` (``LIGHT_FROM``) steps or more, from the
+    store's light read: its steps built when read, stand-in requests (``LiveRun.light``); the
+    full fold (``load_stored_run``) follows. None: a shorter run, or one still recording."""
+    with Store.open(path) as store:
+        record = store.load_light(run_id, LIGHT_FROM if min_steps is None else min_steps)
+    if record is None:
+        return None
+    run = light_run(record)
+    rows = light_rows(run)
+    for position in rows.noted if rows is not None else ():
+        run.steps[position]  # built here: the timeline counts their notes on the UI thread
+    return run
+
+
+def load_step(path: Path, run_id: str, index: int) -> Step:
+    """Step ``index`` of stored run ``run_id`` alone, read whole (``Store.load_step``)."""
+    with Store.open(path) as store:
+        return store.load_step(run_id, index)
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from inspector.app.detail.attempt_html import (
     transcript_html,
 )
 from inspector.app.detail.attempt_index import AttemptIndex
-from inspector.app.detail.chat_bubbles import ChatView
+from inspector.app.detail.chat_bubbles import ChatView, note
 from inspector.app.theme import is_dark
 from inspector.app.widgets.throttle import Throttle
 from inspector.core.events import Event
@@ -56,6 +56,7 @@ COLUMN_MIN = 160  # px: a page holds as many attempt columns as fit at this widt
 COLUMN_SPACING = 6
 STREAMED_ATTEMPTS = 20  # attempts whose candidates the "streaming UI showed" view lists
 PAGE_KEYS = "Left/Right: attempt · PgUp/PgDn: page · click: its step"
+LOADING = "loading the run's steps…"  # a long run opened light: its attempts come with them
 
 
 class Column(QFrame):
@@ -106,6 +107,7 @@ class AttemptsView(QWidget):
         self.setObjectName("attemptsView")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._run = LiveRun()
+        self._loading = False  # the run shown is a light one (show_run)
         self._index = AttemptIndex()
         self._columns: list[Column] = []  # the page's, bound to attempts first, first + 1...
         # Per column, what it shows: (index generation, attempt number, its version, dark).
@@ -178,7 +180,10 @@ class AttemptsView(QWidget):
     # ---- what the window calls -----------------------------------------------------------------
 
     def show_run(self, run: LiveRun) -> None:
-        self._run = run
+        """Shows ``run``'s attempts; a run opened light (``LiveRun.light``) shows none and says
+        it is loading, until the window shows it again with its full steps."""
+        self._loading = run.light
+        self._run = LiveRun() if run.light else run
         self._index = AttemptIndex()
         self._bound = [None] * len(self._columns)
         self._first, self._selected, self._wanted = 0, None, None
@@ -282,7 +287,12 @@ class AttemptsView(QWidget):
                 self._wanted = None
                 self._selected = position
         self._render_page()
-        self.kept.body.set_body(kept_html(kept_column(self._run.record), is_dark(self.palette())))
+        dark = is_dark(self.palette())
+        if self._loading:
+            self.page.setText(LOADING)
+            self.kept.body.set_body(note(LOADING[0].upper() + LOADING[1:], dark))
+        else:
+            self.kept.body.set_body(kept_html(kept_column(self._run.record), dark))
         if not self._views_due:  # the three views in the next event-loop turn: two short
             self._views_due = True  # pauses rather than one long one
             QTimer.singleShot(NEXT_TURN_MS, self, self._render_views)

@@ -77,6 +77,9 @@ class RunSteps(Sequence[Step]):
         return self._steps[i].as_step()
 
 
+WHOLE_LATER = "Badges and diffs come once the whole run is read."
+
+
 class ModelSawPane(QWidget):
     """The line above the request, the two diff toggles, and the request (or its diff)."""
 
@@ -135,6 +138,14 @@ class ModelSawPane(QWidget):
             button.setEnabled(False)
         self.stack.setCurrentWidget(self.chat)
         self.chat.set_body(note(text, is_dark(self.palette())))
+
+    def show_request(self, step: Step, limit: int = MESSAGE_LIMIT, more_link: str = "") -> None:
+        """``step``'s request alone, read before its run is read whole: no badges, no diffs
+        (they read the other steps' requests)."""
+        self.clear("")
+        self.summary.setText(WHOLE_LATER)
+        self.summary.show()
+        self.chat.set_body(request_html(step, is_dark(self.palette()), limit, more_link))
 
     def show_step(
         self, run: LiveRun, index: int, limit: int = MESSAGE_LIMIT, more_link: str = ""

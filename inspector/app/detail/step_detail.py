@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QPaintEvent, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QLabel,
@@ -51,6 +51,7 @@ from inspector.core.events import (
     TextDelta,
     ToolCallDelta,
 )
+from inspector.core.lazy_steps import light_rows
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.raw_body import plain
 from inspector.core.records import Step
@@ -102,10 +103,14 @@ class ResponsePane(QWidget):
 
 
 class StepDetail(QWidget):
+    # (LiveRun, step index): a light run's step whose request a tab needs (LiveRun.light)
+    wholeStepWanted = Signal(object, int)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._run: LiveRun | None = None
         self._index = 0
+        self._asked = (0, 0)  # (id of the run, step) whose whole step was last asked for
         self._stale: set[int] = set(range(len(TAB_NAMES)))
         self._messages_shown = MESSAGES_SHOWN
         self._catch_up = False  # a render is scheduled for the next event-loop turn
@@ -250,6 +255,17 @@ class StepDetail(QWidget):
         if live is None or self._run is None:
             self._render_empty(tab)
             return
+        rows = light_rows(self._run) if tab in (MODEL_SAW, RAW) else None
+        if rows is not None and not rows.whole(self._index):  # its request is not read yet
+            self._render_empty(tab, f"Loading step {self._index}'s request…")
+            wanted = (id(self._run), self._index)
+            if self._asked != wanted and rows.light_request(self._index):
+                self._asked = wanted
+                self.wholeStepWanted.emit(self._run, self._index)
+            return  # rendered again once read (the window shows the step again)
+        if rows is not None and tab == MODEL_SAW:
+            self.model_saw_pane.show_request(live.as_step(), self._messages_shown, MORE_MESSAGES)
+            return
         if tab == MODEL_SAW:
             self.model_saw_pane.show_step(
                 self._run, self._index, self._messages_shown, more_link=MORE_MESSAGES
@@ -266,8 +282,7 @@ class StepDetail(QWidget):
         else:
             self._render_raw(step)
 
-    def _render_empty(self, tab: int) -> None:
-        text = "Select a step in the timeline."
+    def _render_empty(self, tab: int, text: str = "Select a step in the timeline.") -> None:
         if tab == MODEL_SAW:
             self.model_saw_pane.clear(text)
         elif tab in (VERDICTS, FEEDBACK):

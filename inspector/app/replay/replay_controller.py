@@ -112,9 +112,10 @@ class ReplayController(QObject):
         if self._runner.busy:
             notify.show_message("info", "Wait for the running turn to finish first.")
             return False
-        if focus.loading is not None:  # picked in the list, not shown yet: not the shown one
+        loading = focus.loading or (shown.run_id if shown is not None and shown.light else None)
+        if loading is not None:  # picked in the list, not (wholly) shown yet
             notify.show_message(
-                "info", f"Run {focus.loading} is still loading: replay it once it is shown."
+                "info", f"Run {loading} is still loading: replay it once it is shown."
             )
             return False
         if shown is None or not shown.run_id:

@@ -38,7 +38,7 @@ from inspector.app.proxy.proxy_controller import ProxyController
 from inspector.app.proxy.store_watch import StoreWatch
 from inspector.app.replay.replay_controller import ReplayController
 from inspector.app.runtime.event_pacer import EventPacer
-from inspector.app.runtime.gui_collector import collection_held, settle_loaded
+from inspector.app.runtime.gui_collector import settle_loaded
 from inspector.app.runtime.notifier import Notices
 from inspector.app.runtime.run_focus import RunFocus
 from inspector.app.runtime.runner import TurnRunner
@@ -52,6 +52,7 @@ from inspector.app.shell.provider_settings import open_provider_settings
 from inspector.app.shell.recent_scenarios import RecentScenarios
 from inspector.app.shell.run_status import RunStatus
 from inspector.app.shell.runs_listing import RunsListing
+from inspector.app.shell.stored_open import fetch_step_soon, open_stored
 from inspector.app.shell.unsaved_edits import ask_discard, unsaved_edits
 from inspector.app.shell.welcome import FIRST_DEMO, WelcomePanel
 from inspector.app.shell.window_layout import WindowLayout
@@ -265,6 +266,7 @@ class MainWindow(QMainWindow):
         self.validators.stepRequested.connect(self.timeline.select_step)
         self.attempts.stepRequested.connect(self.timeline.select_step)
         self.timeline.stepSelected.connect(self.attempts.set_current_step)
+        self.detail.wholeStepWanted.connect(lambda run, i: fetch_step_soon(self, run, i))
         self.validators.runRequested.connect(library.select_run)
         self.validators.copySaved.connect(self._validators_copy_saved)
         self.scenario_editor.saved.connect(self._scenario_saved)
@@ -369,26 +371,8 @@ class MainWindow(QMainWindow):
         self.hide_welcome()
         self.run_heading.setText(f"Loading run {run_id}…")
         self.statusBar().showMessage(f"Loading run {run_id}…")
-        self._load_task = asyncio.get_event_loop().create_task(self._load_stored(run_id))
-
-    async def _load_stored(self, run_id: str) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            with collection_held():  # until settle_loaded() below freezes what it built
-                run = await loop.run_in_executor(None, load_stored_run, self.store.path, run_id)
-        except InspectorError as exc:
-            if self.focus.loading == run_id:
-                self.focus.set_loading(None)
-                self.statusBar().clearMessage()
-                self.run_heading.setText(f"Run {run_id} could not be loaded.")
-                self.message_bar.show_message("error", str(exc))
-            return
-        if self.focus.loading != run_id:
-            return  # the user picked something else meanwhile
-        self.focus.set_loading(None)
-        self.statusBar().clearMessage()
-        self._show(run)
-        settle_loaded()  # its objects out of the collector's scans: no pauses with it shown
+        opening = open_stored(self, run_id, load_stored_run)  # a light read first if long
+        self._load_task = asyncio.get_event_loop().create_task(opening)
 
     def list_runs_soon(self) -> None:
         self.runs_listing.list_soon(keep=self.focus.shown_run_id)
@@ -442,12 +426,16 @@ class MainWindow(QMainWindow):
         """Shows ``run`` instead of a stored run still loading (``RunFocus.show``)."""
         self.focus.show(run)
 
+    def show_loaded(self, run: LiveRun) -> None:
+        """Shows a stored run just read (``stored_open``)."""
+        self._show(run)
+
     def _show(self, run: LiveRun) -> None:
         self.hide_welcome()
         self.focus.shown = run
         self.selected_step = None
         self.timeline.show_run(run)
-        self.attempts.show_run(run)
+        self.attempts.show_run(run)  # a light run: "loading", until filled (stored_open)
         self.run_heading.setText(run_title(run))
         if run.record is not None:
             self.status.show_record(run.record)

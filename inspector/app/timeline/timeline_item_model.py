@@ -23,7 +23,7 @@ showing another run clears it.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import (
@@ -42,6 +42,9 @@ from inspector.app.timeline.timeline_columns import (  # Column, HEADERS, roles:
     note_data,
     tooltip,
 )
+from inspector.app.timeline.timeline_rows import NOTE as _NOTE
+from inspector.app.timeline.timeline_rows import Attempt as _Attempt
+from inspector.app.timeline.timeline_rows import take, take_light
 from inspector.core.events import (
     AttemptCleared,
     Event,
@@ -54,6 +57,7 @@ from inspector.core.events import (
     TextDelta,
     VerdictsReady,
 )
+from inspector.core.lazy_steps import light_rows
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.revalidate import Flip
 from inspector.reports.step_notes import Note, StepNotes, note_count
@@ -68,7 +72,6 @@ _COLUMNS = len(Column)
 _STEP, _ATTEMPT, _KIND, _STATUS, _OUTPUT, _VERDICTS, _MARKERS, _TOKENS, _LATENCY = map(int, Column)
 
 # A note row's entry in ``_rows``: its step's index plus k * _NOTE for the step's k-th note.
-_NOTE = 1 << 32
 _MASK = _NOTE - 1
 NOTE_COLUMN = Column.OUTPUT  # the column whose display role is a note row's text
 REBUILD_FLIPS = 64  # more steps than this gaining or losing flip notes: one reset instead
@@ -78,14 +81,6 @@ _PAINT = int(TimelineRole.PAINT)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _STEP_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-
-@dataclass(slots=True)
-class _Attempt:
-    first: int  # first step index
-    last: int  # last step index so far
-    cleared: bool = False
-    number: int = 0
 
 
 class TimelineItemModel(QAbstractTableModel):
@@ -388,48 +383,28 @@ class TimelineItemModel(QAbstractTableModel):
         self._row_of = array("q", [-1]) * (len(steps) + 1)
         self._attempts = {}
         self._max_latency = 0.0
-        self._take(steps, self._rows, last_attempt=0, base=0)
+        light = light_rows(self._run)
+        if light is not None:  # a long stored run's first paint: its steps built when read
+            state = (self._attempts, self._row_of, self._show_cleared, self._flips)
+            self._max_latency = take_light(light, steps, self._rows, *state)
+        else:
+            self._take(steps, self._rows, last_attempt=0, base=0)
         self._known = len(steps)
 
     def _take(
-        self, new_steps: list[LiveStep], rows: array[int], last_attempt: int, base: int
+        self, new_steps: Sequence[LiveStep], rows: array[int], last_attempt: int, base: int
     ) -> None:
-        """Appends rows for ``new_steps`` (the run's next steps, in order) to ``rows``, which
-        will start at row ``base``; ``last_attempt`` is the attempt of the row before them."""
-        # One pass over up to 100,000 steps on opening a run: locals, no method calls.
-        attempts, row_of, append = self._attempts, self._row_of, rows.append
-        show_cleared, slowest, flips = self._show_cleared, self._max_latency, self._flips
-        info: _Attempt | None = None
-        for live in new_steps:
-            attempt, index = live.attempt, live.index
-            if info is None or info.number != attempt:
-                info = attempts.get(attempt)
-                if info is None:
-                    info = attempts[attempt] = _Attempt(index, index, live.cleared, attempt)
-            info.last = index
-            if live.cleared:
-                info.cleared = True
-            step = live.step
-            if step is not None and step.latency_ms is not None and step.latency_ms > slowest:
-                slowest = step.latency_ms
-            if not show_cleared and live.cleared:
-                continue
-            if attempt != last_attempt:
-                append(-attempt)
-                last_attempt = attempt
-            row_of[index] = base + len(rows)
-            append(index)
-            # Most steps have nothing to note: a few attribute reads, no call.
-            if (
-                live.verdicts
-                or live.feedback
-                or live.forced is not None
-                or (step is not None and step.error)
-                or (flips and index in flips)
-            ):
-                for number in range(1, note_count(live, flips.get(index, ())) + 1):
-                    append(index + number * _NOTE)
-        self._max_latency = slowest
+        """Appends rows for ``new_steps`` (the run's next steps) to ``rows`` (``take``)."""
+        state = (self._attempts, self._row_of, self._show_cleared, self._max_latency)
+        self._max_latency = take(new_steps, rows, last_attempt, base, *state, self._flips)
+
+    def steps_filled(self) -> None:
+        """The shown light run's full steps replaced its built-when-read ones
+        (``LiveRun.fill``): the same rows, repainted (nothing is laid out again)."""
+        self._known = len(self._run.steps)
+        if self._rows:
+            last = self.index(len(self._rows) - 1, _COLUMNS - 1)
+            self.dataChanged.emit(self.index(0, 0), last, [])
 
     def _last_attempt(self) -> int:
         if not self._rows:

@@ -148,6 +148,11 @@ class TimelineView(QWidget):
         self.outcome.show_run(run)
         self.model.show_run(run)
 
+    def steps_filled(self) -> None:
+        """The shown run, opened from its light read, has its full steps now (same rows)."""
+        self.model.steps_filled()
+        self.outcome.refresh()
+
     def on_event(self, event: Event) -> None:
         """Applies ``event``; the summary and the scroll to the newest row follow at most every
         ``FOLLOW_MS`` (a repaint each), at once for ``RunFinished`` and ``AttemptCleared``."""

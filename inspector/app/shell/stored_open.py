@@ -1,0 +1,135 @@
+"""Opening a stored run in the window, read and folded on worker threads.
+
+A run of ``LIGHT_FROM`` steps or more opens in two stages (docs/window-speed.md, "Opening a
+long stored run"): the store's light read is shown first (``LiveRun.light``: each step built
+when a view reads it, stand-in requests), then the full record is read and folded on a worker
+thread and put in place (``LiveRun.fill``): the timeline keeps its rows and repaints, the
+views that need whole steps (Model saw, Raw, the Attempts tab) render then. A shorter run,
+or one still recording, is read whole once, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from PySide6.QtWidgets import QLabel, QStatusBar
+
+from inspector.app.detail.attempts_view import AttemptsView
+from inspector.app.detail.step_detail import StepDetail
+from inspector.app.runtime.gui_collector import collection_held, settle_loaded
+from inspector.app.runtime.run_focus import RunFocus
+from inspector.app.shell.run_status import RunStatus
+from inspector.app.timeline.timeline_view import TimelineView
+from inspector.app.validators.validators_panel import ValidatorsPanel
+from inspector.app.widgets.message_bar import MessageBar
+from inspector.core.errors import InspectorError
+from inspector.core.lazy_steps import light_rows, put_whole
+from inspector.core.live import LiveRun
+from inspector.store import Store
+from inspector.workflows.runs import load_light_run, load_step, release_run
+
+Read = Callable[[Path, str], LiveRun]
+
+
+class StoredRunWindow(Protocol):
+    """What opening a stored run uses of the window (``shell.main_window.MainWindow``)."""
+
+    store: Store
+    focus: RunFocus
+    timeline: TimelineView
+    attempts: AttemptsView
+    detail: StepDetail
+    status: RunStatus
+    validators: ValidatorsPanel
+    run_heading: QLabel
+    message_bar: MessageBar
+
+    def statusBar(self) -> QStatusBar: ...
+
+    def show_loaded(self, run: LiveRun) -> None: ...
+
+
+async def open_stored(window: StoredRunWindow, run_id: str, read: Read) -> None:
+    """Reads run ``run_id`` (``read``: the whole fold) and shows it, unless the user picked
+    something else meanwhile; a long run is shown from its light read first."""
+    loop, path, focus = asyncio.get_running_loop(), window.store.path, window.focus
+    try:
+        with collection_held():  # until settle_loaded() below freezes what it built
+            run = await loop.run_in_executor(None, load_light_run, path, run_id)
+            if run is None:
+                run = await loop.run_in_executor(None, read, path, run_id)
+    except InspectorError as exc:
+        if focus.loading == run_id:
+            focus.set_loading(None)
+            unreadable(window, run_id, exc)
+        return
+    if focus.loading != run_id:  # the user picked something else meanwhile
+        await loop.run_in_executor(None, release_run, run)  # freed off the UI thread
+        return
+    focus.set_loading(None)
+    window.statusBar().clearMessage()
+    window.show_loaded(run)
+    settle_loaded()  # its objects out of the collector's scans: no pauses with it shown
+    if run.light:
+        await fill(window, run, read)
+
+
+async def fill(window: StoredRunWindow, run: LiveRun, read: Read) -> None:
+    """Reads ``run`` (shown from its light read) whole and puts the full steps in place, if it
+    is still the run shown when they arrive."""
+    loop = asyncio.get_running_loop()
+    try:
+        with collection_held():
+            full = await loop.run_in_executor(None, read, window.store.path, run.run_id)
+    except InspectorError as exc:
+        if window.focus.shown is run and window.focus.loading is None:
+            window.show_loaded(LiveRun())  # nothing half-read stays on screen
+            unreadable(window, run.run_id, exc)
+        return
+    if window.focus.shown is not run or not run.light:  # another run is shown now
+        await loop.run_in_executor(None, release_run, full)  # freed off the UI thread
+        return
+    light = light_rows(run)
+    run.fill(full)
+    window.timeline.steps_filled()
+    window.attempts.show_run(run)
+    selected = window.timeline.selected_step()
+    if selected:  # selected while the run was light: the Attempts tab shows its attempt
+        window.attempts.set_current_step(selected)
+    window.detail.show_step(run, window.detail.current_step, soon=True)  # a turn of its own
+    if full.record is not None:
+        window.status.show_record(full.record)
+    window.validators.show_run(run)
+    settle_loaded()
+    if light is not None:  # the light steps' bodies freed off the UI thread
+        await loop.run_in_executor(None, light.release)
+
+
+_FETCHES: set[asyncio.Task[None]] = set()  # steps being read alone (tasks are weak refs)
+
+
+def fetch_step_soon(window: StoredRunWindow, run: LiveRun, index: int) -> None:
+    """Reads step ``index`` of the light ``run`` alone (its request: *Model saw*, *Raw*) on a
+    worker thread while the whole run is read; shown if it is still the step shown."""
+    task = asyncio.get_event_loop().create_task(_fetch_step(window, run, index))
+    _FETCHES.add(task)
+    task.add_done_callback(_FETCHES.discard)
+
+
+async def _fetch_step(window: StoredRunWindow, run: LiveRun, index: int) -> None:
+    loop = asyncio.get_running_loop()
+    try:
+        step = await loop.run_in_executor(None, load_step, window.store.path, run.run_id, index)
+    except InspectorError:
+        return  # the whole read, under way, says what is wrong
+    if window.focus.shown is run and put_whole(run, step) and window.detail.current_step == index:
+        window.detail.show_step(run, index)
+
+
+def unreadable(window: StoredRunWindow, run_id: str, exc: InspectorError) -> None:
+    window.statusBar().clearMessage()
+    window.run_heading.setText(f"Run {run_id} could not be loaded.")
+    window.message_bar.show_message("error", str(exc))

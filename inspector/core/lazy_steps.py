@@ -1,0 +1,153 @@
+"""A long stored run's steps, built when asked for: what the window shows first when it opens
+a run of many steps (docs/window-speed.md, "Opening a long stored run").
+
+``StepRows`` holds, per step, the few columns the timeline lays its rows out from (attempt,
+cleared, whether it has notes, the slowest latency) and a way to build each ``Step`` on demand
+(the store's light read: its body without the request, which is a shared stand-in). Building
+100,000 steps' pydantic objects takes seconds; the timeline's first page needs ~30 of them.
+``LazyLiveSteps`` is the ``LiveStep`` view of the same rows. Both are read-only sequences:
+the full record replaces them (``LiveRun.fill``) once it is read.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, cast, overload
+
+from inspector.core.live import LiveRun, LiveStep
+from inspector.core.records import RunRecord, Step
+
+RELEASE_SLICE = 5_000
+# A step whose request holds more messages is not read alone while the run is light: its
+# messages would cost what the whole read's do (and freeing them holds the GIL).
+ALONE_MAX = 5_000
+
+
+class StepRows(Sequence[Step]):
+    """Steps 1..n of a stored run, each built once, when first read. ``attempts[n]``,
+    ``cleared[n]``: step n + 1's attempt and cleared flag; ``noted``: the 0-based positions of
+    the steps with verdicts, feedback, a forced request or an error (their notes are counted
+    from the built step); ``slowest``: the largest latency (0 when none); ``held``: the list
+    ``build`` reads from, emptied by ``release``."""
+
+    def __init__(
+        self,
+        attempts: array[int],
+        cleared: bytes,
+        noted: list[int],
+        slowest: float,
+        build: Callable[[int], Step],
+        held: list[Any] | None = None,
+        sizes: array[int] | None = None,
+    ) -> None:
+        self.attempts, self.cleared, self.noted, self.slowest = attempts, cleared, noted, slowest
+        self._build = build
+        self._built: list[Step | None] = [None] * len(attempts)
+        self._held = held if held is not None else []  # what ``build`` reads (the bodies)
+        self._whole: set[int] = set()
+        self.sizes = sizes if sizes is not None else array("q")  # messages per request
+
+    def release(self) -> None:
+        """Empties what the steps are built from, a slice at a time (the full steps replaced
+        them; 100,000 bodies freed at once hold the GIL ~50 ms): on a worker thread."""
+        while self._held:
+            del self._held[-RELEASE_SLICE:]
+
+    def __len__(self) -> int:
+        return len(self._built)
+
+    @overload
+    def __getitem__(self, position: int) -> Step: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[Step]: ...
+    def __getitem__(self, position: int | slice) -> Step | list[Step]:
+        if isinstance(position, slice):
+            return [self[n] for n in range(*position.indices(len(self._built)))]
+        step = self._built[position]
+        if step is None:
+            if position < 0:
+                position += len(self._built)
+            step = self._built[position] = self._build(position)
+        return step
+
+    def __iter__(self) -> Iterator[Step]:
+        for n in range(len(self._built)):
+            yield self[n]
+
+    def built(self) -> int:
+        """How many steps were built so far (tests, benchmarks)."""
+        return len(self._built) - self._built.count(None)
+
+    def put(self, step: Step) -> None:
+        """``step``, read whole (``Store.load_step``), replaces its light one."""
+        self._built[step.index - 1] = step
+        self._whole.add(step.index)
+
+    def light_request(self, index: int) -> bool:
+        """Whether step ``index``'s request is small enough (``ALONE_MAX`` messages) to be
+        read alone before the whole run: a growing history's last request is all of it."""
+        return 0 < index <= len(self.sizes) and self.sizes[index - 1] <= ALONE_MAX
+
+    def whole(self, index: int) -> bool:
+        """Whether step ``index`` (1-based) was read whole (``put``)."""
+        return index in self._whole
+
+
+class LazyLiveSteps(Sequence[LiveStep]):
+    """``LiveStep.from_step`` of each of ``rows``, made when first read."""
+
+    def __init__(self, rows: StepRows) -> None:
+        self.rows = rows
+        self._made: list[LiveStep | None] = [None] * len(rows)
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    @overload
+    def __getitem__(self, position: int) -> LiveStep: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[LiveStep]: ...
+    def __getitem__(self, position: int | slice) -> LiveStep | list[LiveStep]:
+        if isinstance(position, slice):
+            return [self[n] for n in range(*position.indices(len(self._made)))]
+        live = self._made[position]
+        if live is None:
+            live = self._made[position] = LiveStep.from_step(self.rows[position])
+        return live
+
+    def __iter__(self) -> Iterator[LiveStep]:
+        for n in range(len(self._made)):
+            yield self[n]
+
+    def put(self, step: Step) -> None:
+        """``step``, read whole, replaces its light one (``StepRows.put``)."""
+        self.rows.put(step)
+        self._made[step.index - 1] = LiveStep.from_step(step)
+
+
+def light_run(record: RunRecord) -> LiveRun:
+    """``record`` (whose ``steps`` are ``StepRows``: the store's light read) as a ``LiveRun``
+    the views can show at once; ``LiveRun.fill`` puts the full record in later."""
+    rows = record.steps
+    assert isinstance(rows, StepRows)
+    # Read-only sequences standing in for the lists a LiveRun holds: nothing appends to a
+    # finished run's steps, and every reader indexes, slices, iterates or takes ``len``.
+    steps = cast(list[LiveStep], LazyLiveSteps(rows))
+    finals = cast(list[Step | None], rows)
+    return LiveRun(run_id=record.run_id, steps=steps, record=record, finals=finals, light=True)
+
+
+def put_whole(run: LiveRun, step: Step) -> bool:
+    """Puts ``step`` (read whole) into the light ``run``; False when ``run`` is not light."""
+    steps: object = run.steps
+    if not isinstance(steps, LazyLiveSteps) or not 1 <= step.index <= len(steps):
+        return False
+    steps.put(step)
+    return True
+
+
+def light_rows(run: LiveRun) -> StepRows | None:
+    """The ``StepRows`` behind a light run's steps (None: its steps are plain lists)."""
+    steps: object = run.steps
+    return steps.rows if isinstance(steps, LazyLiveSteps) else None

@@ -1,0 +1,148 @@
+"""Opening a long stored run (app/shell/stored_open.py): shown from the store's light read
+first, then filled with its full steps read on a worker thread — the timeline keeps its rows,
+the views that need whole steps render then; what the user sees at the end is what the whole
+read shows. A run whose full read fails ends on the one-line error."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from inspector.app.detail.attempts_view import LOADING
+from inspector.app.detail.model_saw import WHOLE_LATER
+from inspector.app.shell.main_window import MainWindow
+from inspector.core.live import LiveRun
+from inspector.store import Store
+from inspector.workflows import runs
+from tests.app.timeline.test_light_open import cells
+from tests.store.synthetic import every_shape
+
+
+@pytest.fixture
+def gated(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Every run opens light (``LIGHT_FROM`` 0); the full read waits for the event."""
+    from inspector.app.shell import main_window
+
+    monkeypatch.setattr(runs, "LIGHT_FROM", 0)
+    gate = threading.Event()
+    real = main_window.load_stored_run
+
+    def gated_read(path: Path, run_id: str) -> LiveRun:
+        gate.wait(timeout=30)
+        return real(path, run_id)
+
+    monkeypatch.setattr(main_window, "load_stored_run", gated_read)
+    return gate
+
+
+def test_a_long_run_shows_light_then_filled_as_a_whole_read_shows_it(
+    window: MainWindow, store: Store, qtbot: QtBot, gated: threading.Event
+) -> None:
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == record.run_id)
+    light = window.shown
+    assert light.light and light.record is not None
+    model = window.timeline.model
+    rows = model.rowCount()
+    assert rows > len(record.steps)  # headers and notes laid out from the light read
+    window.detail.tabs.setCurrentIndex(0)  # Model saw: the request is not read yet
+    qtbot.waitUntil(lambda: window.detail.current_step == len(record.steps))
+    window.detail.show_step(light, window.detail.current_step)
+    assert "Loading step 5's request" in window.detail.model_saw_pane.chat.toPlainText()
+
+    window.centre_tabs.show_attempts()  # no attempts until the full steps: it says so
+    qtbot.waitUntil(lambda: window.attempts.page.text() == LOADING)
+    gated.set()
+    qtbot.waitUntil(lambda: not light.light, timeout=10_000)
+    assert window.shown is light and model.rowCount() == rows  # same rows, filled in place
+    window.centre_tabs.show_timeline()
+    qtbot.waitUntil(lambda: "Loading" not in window.detail.model_saw_pane.chat.toPlainText())
+    window.centre_tabs.show_attempts()  # on the attempt of the step selected while light
+    qtbot.waitUntil(lambda: window.attempts.selected_attempt == 3)
+
+    whole = MainWindow(store)  # the same run read whole, as every run was before
+    qtbot.addWidget(whole)
+    whole.show_loaded(LiveRun.from_record(store.load(record.run_id)))
+    assert cells(model) == cells(whole.timeline.model)
+    assert window.run_heading.text() == whole.run_heading.text()
+
+
+def test_a_run_whose_full_read_fails_ends_on_the_one_line_error(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from inspector.app.shell import main_window
+    from inspector.store import StoreUnusable
+
+    def damaged(path: Path, run_id: str) -> LiveRun:
+        gated.wait(timeout=30)
+        raise StoreUnusable(f"{path}: damaged store: cannot read run {run_id}")
+
+    monkeypatch.setattr(main_window, "load_stored_run", damaged)
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    gated.set()
+    qtbot.waitUntil(lambda: "could not be loaded" in window.run_heading.text(), timeout=10_000)
+    assert "damaged store" in window.message_bar.text.text()
+    assert window.timeline.model.rowCount() == 0  # nothing half-read stays on screen
+
+
+def test_a_step_selected_while_the_run_is_light_is_read_alone(
+    window: MainWindow, store: Store, qtbot: QtBot, gated: threading.Event
+) -> None:
+    """Its request (Model saw, without badges or diffs) and raw exchange come before the
+    whole run, whose read is held back here."""
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    light = window.shown
+    detail = window.detail
+    window.timeline.select_step(3)
+    detail.tabs.setCurrentIndex(4)  # Raw: step 3's raw response, read alone
+    qtbot.waitUntil(lambda: '"empty"' in detail.raw.toPlainText(), timeout=10_000)
+    detail.tabs.setCurrentIndex(0)
+    chat = detail.model_saw_pane.chat
+    qtbot.waitUntil(lambda: "Plain text only." in chat.toPlainText(), timeout=10_000)
+    assert detail.model_saw_pane.summary.text() == WHOLE_LATER
+    assert light.light and not gated.is_set()  # all of it before the whole run was read
+    gated.set()
+    qtbot.waitUntil(lambda: not light.light, timeout=10_000)
+    qtbot.waitUntil(lambda: detail.model_saw_pane.summary.text() != WHOLE_LATER)
+
+
+def test_a_step_with_a_long_request_waits_for_the_whole_run(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its messages would cost what the whole read's do: it is not read alone."""
+    from inspector.core import lazy_steps
+
+    monkeypatch.setattr(lazy_steps, "ALONE_MAX", 2)  # step 5's request has 3 messages
+    asked: list[int] = []
+    window.detail.wholeStepWanted.connect(lambda _run, index: asked.append(index))
+    record = every_shape()
+    store.save(record)
+    window.detail.tabs.setCurrentIndex(0)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    qtbot.waitUntil(lambda: window.detail.current_step == 5)
+    window.detail.show_step(window.shown, 5)
+    assert "Loading step 5's request" in window.detail.model_saw_pane.chat.toPlainText()
+    window.timeline.select_step(1)  # one message: read alone
+    qtbot.waitUntil(lambda: asked == [1])
+    gated.set()
+    qtbot.waitUntil(lambda: not window.shown.light, timeout=10_000)

@@ -1,0 +1,126 @@
+"""The light read (store/light_read.py, ``Store.load_light``): a finished run's record with its
+steps built when read — each the stored step but for its request (a shared stand-in) and raw
+exchange — and the columns the timeline lays its rows out from, equal to the full steps'."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from inspector.core.lazy_steps import StepRows
+from inspector.core.records import RunRecord, Step
+from inspector.store import RunNotFound, Store
+from inspector.store.light_read import DAMAGED_STEP, STAND_IN_REQUEST
+from inspector.store.writer import RUNNING
+from tests.store.conftest import OFFLINE_DEMOS, record_demo
+from tests.store.synthetic import every_shape
+from tests.store.test_bulk_read import varied_turn
+
+WITHOUT = {"request", "raw"}  # what a light step does not have (yet)
+
+
+def has_notes(step: Step) -> bool:
+    failed = any(not v.ok for v in step.verdicts)
+    error = step.status == "error" and bool(step.error)
+    return bool(step.feedback) or step.forced is not None or failed or error
+
+
+def check_light(store: Store, record: RunRecord) -> StepRows:
+    full = store.load(record.run_id)
+    light = store.load_light(record.run_id)
+    assert light is not None
+    rows = light.steps
+    assert isinstance(rows, StepRows)
+    assert rows.built() == 0  # nothing built before it is read
+    assert len(rows) == len(full.steps)
+    for mine, theirs in zip(rows, full.steps, strict=True):
+        assert mine.model_dump(exclude=WITHOUT) == theirs.model_dump(exclude=WITHOUT)
+        assert mine.request is STAND_IN_REQUEST and mine.raw is None
+    assert list(rows.attempts) == [s.attempt for s in full.steps]
+    assert list(rows.sizes) == [len(s.request.messages) for s in full.steps]
+    assert list(rows.cleared) == [int(s.cleared) for s in full.steps]
+    latencies = [s.latency_ms for s in full.steps if s.latency_ms is not None]
+    assert rows.slowest == max(latencies, default=0.0)
+    noted = {n for n, s in enumerate(full.steps) if has_notes(s)}
+    assert noted <= set(rows.noted)  # the steps the timeline builds to count their notes
+    assert not {n for n in rows.noted if not full.steps[n].verdicts} - noted
+    header = {"steps", "transcript", "scenario_source"}
+    assert light.model_dump(exclude=header) == full.model_dump(exclude=header)
+    assert light.transcript == [] and light.scenario_source == {}
+    return rows
+
+
+def test_every_shape_of_step_reads_light_as_stored(store: Store) -> None:
+    rows = check_light(store, store_saved(store, every_shape()))
+    assert rows.noted == [0, 1, 2, 3]  # feedback, forced, forced, an error; not the refusal
+
+
+def test_a_varied_run_with_large_texts_reads_light_as_stored(store: Store) -> None:
+    check_light(store, store_saved(store, varied_turn(23)))
+
+
+@pytest.mark.parametrize("demo", OFFLINE_DEMOS)
+def test_recorded_demos_read_light_as_stored(store: Store, demo: str) -> None:
+    check_light(store, record_demo(store, demo)[0])
+
+
+def test_a_step_is_built_once_when_first_read(store: Store) -> None:
+    rows = store.load_light(store_saved(store, varied_turn(9)).run_id)
+    assert rows is not None and isinstance(rows.steps, StepRows)
+    steps = rows.steps
+    assert steps[-1] is steps[8] and steps.built() == 1
+    assert [s.index for s in steps[2:4]] == [3, 4] and steps.built() == 3
+
+
+def test_short_runs_and_runs_still_recording_are_not_read_light(
+    store: Store, tmp_path: Path
+) -> None:
+    record = store_saved(store, varied_turn(9))
+    assert store.load_light(record.run_id, min_steps=10) is None
+    assert store.load_light(record.run_id, min_steps=9) is not None
+    conn = sqlite3.connect(tmp_path / "runs.sqlite3")
+    with conn:
+        conn.execute("UPDATE runs SET status = ?", (RUNNING,))
+    conn.close()
+    assert store.load_light(record.run_id[:6]) is None  # a prefix names it too
+
+
+def test_a_damaged_step_body_builds_an_error_step(store: Store, tmp_path: Path) -> None:
+    """The full read then fails with the store's one-line error; the light one paints."""
+    record = store_saved(store, varied_turn(9))
+    conn = sqlite3.connect(tmp_path / "runs.sqlite3")
+    with conn:
+        conn.execute('UPDATE steps SET body = \'{"index": "x"}\' WHERE idx = 4')
+    conn.close()
+    light = store.load_light(record.run_id)
+    assert light is not None
+    broken = light.steps[3]
+    assert (broken.index, broken.status, broken.error) == (4, "success", DAMAGED_STEP)
+    assert light.steps[4].model_dump(exclude=WITHOUT) == record.steps[4].model_dump(exclude=WITHOUT)
+
+
+def store_saved(store: Store, record: RunRecord) -> RunRecord:
+    store.save(record)
+    return record
+
+
+@pytest.mark.parametrize("name", ["every shape", "varied", "demos"])
+def test_each_step_read_alone_is_the_step_load_reads(store: Store, name: str) -> None:
+    if name == "demos":
+        records = [record_demo(store, demo)[0] for demo in OFFLINE_DEMOS]
+    else:
+        records = [store_saved(store, every_shape() if name == "every shape" else varied_turn(23))]
+    for record in records:
+        full = store.load(record.run_id)
+        for step in full.steps:
+            alone = store.load_step(record.run_id[:8], step.index)
+            assert alone == step
+            assert alone.model_dump_json() == step.model_dump_json()
+
+
+def test_a_step_that_is_not_there_is_one_line(store: Store) -> None:
+    record = store_saved(store, every_shape())
+    with pytest.raises(RunNotFound, match="no step 6 in run"):
+        store.load_step(record.run_id, 6)
