@@ -116,6 +116,11 @@ class TimelineDelegate(QStyledItemDelegate):
         if parent is not None:
             parent.installEventFilter(self)  # its font changes: the elided texts go
 
+    @property
+    def cached_elisions(self) -> dict[tuple[str, int], str]:
+        """(text, width) -> the text as painted, elided to the width (``elided`` fills it)."""
+        return self._elided
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.parent():  # the view, not an editor: the base class's business
             if event.type() in _FONT_CHANGES:
@@ -132,8 +137,14 @@ class TimelineDelegate(QStyledItemDelegate):
             if isinstance(model, TimelineItemModel)
             else index.data(TimelineRole.PAINT)
         )
-        if cell is None:
-            return
+        if cell is not None:
+            self.paint_cell(painter, option, cell, column)
+
+    def paint_cell(
+        self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell, column: int
+    ) -> None:
+        """Paints ``cell`` of ``column`` in ``option.rect`` (``paint`` without the index: the
+        table's row painter calls it with the cell it read)."""
         if cell.header:  # every cell paints its slice of the header: it spans without a span
             self._paint_header(painter, option, cell)
             return
@@ -184,10 +195,17 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.restore()
 
     def _paint_strip(self, painter: QPainter, option: QStyleOptionViewItem, status: str) -> None:
-        """The row's status colour, as a strip on the left edge of its first cell."""
-        rect = option.rect
-        strip = QRect(rect.left(), rect.top() + 1, 3, rect.height() - 2)
-        painter.fillRect(strip, status_colour(status, self._palette(option.palette)))
+        x, y, _, height = cast(tuple[int, int, int, int], option.rect.getRect())
+        self.paint_strip(painter, option, status, x, y, height)
+
+    def paint_strip(
+        self, painter: QPainter, option: QStyleOptionViewItem, status: str, x: int, y: int, h: int
+    ) -> None:
+        """The row's status colour, as a strip on the left edge of its first cell (at ``x``,
+        ``y``, ``h`` high)."""
+        painter.fillRect(
+            QRect(x, y + 1, 3, h - 2), status_colour(status, self._palette(option.palette))
+        )
 
     def _paint_note(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell, column: int
@@ -297,7 +315,7 @@ class TimelineDelegate(QStyledItemDelegate):
         layout (the largest part of a page's paint)."""
         if not text:
             return
-        margin = self._text_margin(option)
+        margin = self.text_margin(option)
         rect = option.rect.adjusted(margin, 0, -margin, 0)
         painter.setPen(option.palette.color(_TEXT))
         painter.setFont(option.font)
@@ -316,19 +334,19 @@ class TimelineDelegate(QStyledItemDelegate):
         """``_paint_text`` of a plain cell in five calls into Qt, its flags as ints: the text
         elided to the width is kept (``ELIDED_KEPT`` texts, dropped when the view's font
         changes)."""
-        margin = self._margin if self._margin is not None else self._text_margin(option)
+        margin = self._margin if self._margin is not None else self.text_margin(option)
         x, y, width, height = cast(tuple[int, int, int, int], option.rect.getRect())
         width -= 2 * margin
-        shown = self._elided.get((text, width)) or self._elide(option, text, width)
+        shown = self._elided.get((text, width)) or self.elided(option.fontMetrics, text, width)
         painter.setPen(option.palette.color(_TEXT))
         painter.setFont(option.font)
         painter.drawText(x + margin, y, width, height, alignment, shown)
 
-    def _elide(self, option: QStyleOptionViewItem, text: str, width: int) -> str:
-        """``text`` elided to ``width`` in the view's font, kept for the next paint."""
+    def elided(self, metrics: QFontMetrics, text: str, width: int) -> str:
+        """``text`` elided to ``width`` in the view's font (``metrics``), kept for the next
+        paint."""
         shown = self._elided.get((text, width))
         if shown is None:
-            metrics = option.fontMetrics
             shown = text
             if len(text) * metrics.maxWidth() > width:  # it may not fit: elide (text layout)
                 shown = metrics.elidedText(text, _ELIDE, width)
@@ -337,7 +355,7 @@ class TimelineDelegate(QStyledItemDelegate):
             self._elided[(text, width)] = shown
         return shown
 
-    def _text_margin(self, option: QStyleOptionViewItem) -> int:
+    def text_margin(self, option: QStyleOptionViewItem) -> int:
         """The style's horizontal text margin in an item view cell (QCommonStyle's rule)."""
         if self._margin is None:
             widget = option.widget
@@ -449,7 +467,9 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.setPen(self._text_colour(option))
         painter.setFont(option.font)
         text_rect = rect.adjusted(size + 12, 0, -4, 0)
-        painter.drawText(text_rect, _VCENTRE, self._elide(option, cell.text, text_rect.width()))
+        painter.drawText(
+            text_rect, _VCENTRE, self.elided(option.fontMetrics, cell.text, text_rect.width())
+        )
 
     def _paint_latency(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
