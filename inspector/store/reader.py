@@ -43,6 +43,7 @@ from inspector.core.records import (
     Verdict,
 )
 from inspector.core.shared_list import SharedPrefix
+from inspector.store import json_pieces
 from inspector.store.models import RunNotFound, RunSummary, StoredEvent
 from inspector.store.recorder import STEP_REF
 from inspector.store.texts import TextReader, marked
@@ -139,7 +140,9 @@ def _load(
     if status == RUNNING or record_json is None:
         raise RunStillRecording(f"run {run_id!r} in {path} is still being recorded")
     texts = texts or TextReader(conn)
-    data = texts.loads(record_json)
+    # In pieces: a long scenario script makes it megabytes, one C call holding the GIL (the
+    # window reads runs on a worker thread).
+    data = texts.decoded(json_pieces.loads(record_json), record_json)
     transcript = json.loads(transcript_json or "[]")
     # One parse per distinct message, shared by the steps' requests and the transcript.
     parsed: dict[str, Message] = {}

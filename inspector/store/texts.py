@@ -162,7 +162,10 @@ class TextReader:
 
     def loads(self, body: str) -> Any:
         """A stored JSON text parsed, its references resolved."""
-        value = json.loads(body)
+        return self.decoded(json.loads(body), body)
+
+    def decoded(self, value: Any, body: str) -> Any:
+        """``value``, parsed from ``body``, with its references resolved."""
         return self.decode(value) if marked(body) else value
 
     def optional(self, digest: str | None, inline: Any) -> Any:
