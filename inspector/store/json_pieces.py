@@ -24,13 +24,18 @@ DEPTH = 3  # levels of containers walked in Python (the record, its scenario sou
 # json.loads's own C scanner: one value from a position, and where it ends
 _scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _SPACE = re.compile(r"[ \t\n\r]*")
+_SPACES = frozenset(" \t\n\r")
+_OPENINGS = frozenset("{[")
 
 
 def loads(text: str, depth: int = DEPTH) -> Any:
     """``json.loads(text)``, in pieces when the text is ``PIECES_MIN`` characters or more."""
     if len(text) < PIECES_MIN:
         return json.loads(text)
-    value, end = _value(text, _skip(text, 0), depth)
+    try:
+        value, end = _value(text, _skip(text, 0), depth)
+    except IndexError:  # the text ended inside a container
+        raise json.JSONDecodeError("Expecting value", text, len(text)) from None
     end = _skip(text, end)
     if end != len(text):
         raise json.JSONDecodeError("Extra data", text, end)
@@ -52,43 +57,61 @@ def _leaf(text: str, at: int) -> tuple[Any, int]:
 
 
 def _value(text: str, at: int, depth: int) -> tuple[Any, int]:
-    """The value starting at ``at`` (no space before it) and where it ends."""
-    opening = text[at : at + 1]
-    if depth <= 0 or opening not in ("{", "["):
+    """The value starting at ``at`` (no space before it) and where it ends. Compact JSON (what
+    the store writes) takes no regular expression: white space is looked for only where a
+    character says it is there."""
+    opening = text[at]
+    if depth <= 0 or opening not in _OPENINGS:
         return _leaf(text, at)
-    at = _skip(text, at + 1)
+    inner, at = depth - 1, at + 1
+    if text[at] in _SPACES:
+        at = _skip(text, at)
     if opening == "[":
         items: list[Any] = []
-        if text[at : at + 1] == "]":
+        append = items.append
+        if text[at] == "]":
             return items, at + 1
         while True:
-            item, at = _value(text, at, depth - 1)
-            items.append(item)
-            at = _skip(text, at)
-            mark = text[at : at + 1]
-            if mark == "]":
+            item, at = _value(text, at, inner) if inner else _leaf(text, at)
+            append(item)
+            mark = text[at]
+            if mark in _SPACES:
+                at = _skip(text, at)
+                mark = text[at]
+            if mark == ",":
+                at += 1
+                if text[at] in _SPACES:
+                    at = _skip(text, at)
+            elif mark == "]":
                 return items, at + 1
-            if mark != ",":
+            else:
                 raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
-            at = _skip(text, at + 1)
     fields: dict[str, Any] = {}
-    if text[at : at + 1] == "}":
+    if text[at] == "}":
         return fields, at + 1
     while True:
-        if text[at : at + 1] != '"':
+        if text[at] != '"':
             raise json.JSONDecodeError(
                 "Expecting property name enclosed in double quotes", text, at
             )
         key, at = _leaf(text, at)
-        at = _skip(text, at)
-        if text[at : at + 1] != ":":
+        if text[at] in _SPACES:
+            at = _skip(text, at)
+        if text[at] != ":":
             raise json.JSONDecodeError("Expecting ':' delimiter", text, at)
-        at = _skip(text, at + 1)
-        fields[key], at = _value(text, at, depth - 1)
-        at = _skip(text, at)
-        mark = text[at : at + 1]
-        if mark == "}":
+        at += 1
+        if text[at] in _SPACES:
+            at = _skip(text, at)
+        fields[key], at = _value(text, at, inner) if inner else _leaf(text, at)
+        mark = text[at]
+        if mark in _SPACES:
+            at = _skip(text, at)
+            mark = text[at]
+        if mark == ",":
+            at += 1
+            if text[at] in _SPACES:
+                at = _skip(text, at)
+        elif mark == "}":
             return fields, at + 1
-        if mark != ",":
+        else:
             raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
-        at = _skip(text, at + 1)
