@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 _TEXT = QPalette.ColorRole.Text
 _ENABLED = QStyle.StateFlag.State_Enabled
 _EMPTY_UNLESS = frozenset((int(Column.VERDICTS), int(Column.MARKERS)))  # chips or nothing
+_STATUS = int(Column.STATUS)
+_DRAWN = frozenset((_STATUS, int(Column.LATENCY)))  # rich cells drawn here, not by paint_cell
+_ANTIALIASING = QPainter.RenderHint.Antialiasing
 
 
 def can_paint(table: QTableView) -> bool:
@@ -123,6 +126,10 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
     margin = delegate.text_margin(step_option)
     elided, cached = delegate.elided, delegate.cached_elisions
     paint_cell, strip = delegate.paint_cell, delegate.paint_strip
+    status_at, latency_at = delegate.paint_status_at, delegate.paint_latency_at
+    palette = step_option.palette
+    dark = delegate.dark(palette)  # and the latency track's colour made
+    bar = palette.color(QPalette.ColorRole.Highlight)  # latency_bar_colour, not selected
     read, is_step = model.paint_cell, model.step_at
     painter = QPainter(viewport)
     painted = 0
@@ -148,6 +155,22 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                     or cell.note
                 ):
                     continue  # no chip: the delegate would draw nothing
+                if column in _DRAWN and not (
+                    cell.header or cell.note or cell.flips or cell.cleared
+                ):
+                    # The delegate's rich path without its save/restore: clipped to the cell,
+                    # antialiased, then both undone for the plain cells.
+                    painter.setClipRect(x, y, cell_width, height)
+                    painter.setRenderHint(_ANTIALIASING, True)
+                    rect = (x, y, cell_width, height)
+                    if column == _STATUS:
+                        status_at(painter, rect, cell, dark, colour, font, metrics)
+                    else:
+                        latency_at(painter, rect, cell, bar, colour, font)
+                    painter.setRenderHint(_ANTIALIASING, False)
+                    painter.setClipping(False)
+                    pen_set = False
+                    continue
                 if cell.header or cell.note or cell.flips or cell.cleared or column in _RICH:
                     option.rect = QRect(x, y, cell_width, height)
                     paint_cell(painter, option, cell, column)
