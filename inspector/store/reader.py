@@ -140,6 +140,8 @@ def _load(
     if status == RUNNING or record_json is None:
         raise RunStillRecording(f"run {run_id!r} in {path} is still being recorded")
     texts = texts or TextReader(conn)
+    # In pieces when long (texts.loads: json_pieces): a long scenario script makes the record
+    # megabytes, one C call holding the GIL (the window reads runs on a worker thread).
     data = texts.loads(record_json)
     transcript = texts.loads(transcript_json or "[]")  # in pieces when long
     # One parse per distinct message, shared by the steps' requests and the transcript.

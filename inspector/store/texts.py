@@ -21,7 +21,7 @@ import sqlite3
 import zlib
 from typing import Any
 
-from inspector.store.json_pieces import PIECES_FROM, loads_in_pieces
+from inspector.store import json_pieces
 from inspector.store.messages import content_hash, dumps
 
 TEXT_MIN = 1024  # characters: a string this long is stored once in ``texts``
@@ -164,7 +164,10 @@ class TextReader:
     def loads(self, body: str) -> Any:
         """A stored JSON text parsed, its references resolved; a large one a piece at a time
         (``json_pieces``: a worker thread reading it does not hold the GIL throughout)."""
-        value = json.loads(body) if len(body) < PIECES_FROM else loads_in_pieces(body)
+        return self.decoded(json_pieces.loads(body), body)
+
+    def decoded(self, value: Any, body: str) -> Any:
+        """``value``, parsed from ``body``, with its references resolved."""
         return self.decode(value) if marked(body) else value
 
     def optional(self, digest: str | None, inline: Any) -> Any:

@@ -86,6 +86,13 @@ class EventPacer(QObject):
         self._spent = True
         self._wake()
 
+    def end_slice(self) -> None:
+        """Ends this loop turn's slice: the calls made from now on wait for a later turn (a
+        run just shown is laid out and painted before its next events)."""
+        self._spent = True
+        self._left_at = self._clock()  # what follows (the repaint) is other work
+        self._wake()
+
     def run_slice(self) -> int:
         """Runs queued calls for one slice; returns how many ran. A slice lasts as long as the
         loop's other work since the last one (a repaint of the timeline), within
@@ -99,7 +106,7 @@ class EventPacer(QObject):
             return self._run_alone()
         queue, clock = self._queue, self._clock
         now = clock()
-        other = now - self._left_at if self.slices else 0.0
+        other = now - self._left_at if self._left_at else 0.0
         if other >= self.yield_after_s and not self._yielded:
             self._yielded = self._spent = True  # the calls made meanwhile wait for the slice
             self.turns_yielded += 1
@@ -113,7 +120,7 @@ class EventPacer(QObject):
                 slot, args = queue.popleft()
                 ran += 1
                 slot(*args)
-                if clock() >= self._slice_end:
+                if self._spent or clock() >= self._slice_end:  # spent, or ended by the slot
                     self._spent = True
                     break
         finally:  # a slot that raised does not stop the calls queued behind it

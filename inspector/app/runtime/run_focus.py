@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from inspector.app.runtime.run_graveyard import RunGraveyard
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
 
@@ -25,8 +26,20 @@ class RunFocus(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.live: LiveRun | None = None  # the run in flight (or the last one started here)
-        self.shown: LiveRun | None = None  # the run the views show
+        self._shown: LiveRun | None = None
         self._loading: str | None = None
+        self.graveyard = RunGraveyard(self)  # frees the runs no longer shown, a slice a turn
+
+    @property
+    def shown(self) -> LiveRun | None:
+        """The run the views show."""
+        return self._shown
+
+    @shown.setter
+    def shown(self, run: LiveRun | None) -> None:
+        if run is not self._shown:
+            self.graveyard.bury(self._shown)  # not freed now, inside the next run's show
+            self._shown = run
 
     @property
     def loading(self) -> str | None:

@@ -543,6 +543,7 @@ class MainWindow(QMainWindow):
             self._show(live)
             self.note_runs(keep=event.run_id)  # the store has its row now
             self.statusBar().showMessage(f"Running {event.scenario}…")
+            self.pacer.end_slice()  # the new run is painted before its first events
             return
         running = self.focus.live
         if running is None or event.run_id != running.run_id:

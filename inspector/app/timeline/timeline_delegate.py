@@ -59,6 +59,7 @@ _VCENTRE = Qt.AlignmentFlag.AlignVCenter
 _LIT_BITS = _LIT.value
 _SELECTED_BITS = QStyle.StateFlag.State_Selected.value
 _ALIGN_BITS = tuple(flag.value for flag in _ALIGN)
+_VCENTRE_BITS = _VCENTRE.value
 CHIP_GAP = 4
 CHIP_PAD = 6
 ELIDED_KEPT = 4096  # plain cells' elided texts kept (a few pages' worth)
@@ -116,6 +117,11 @@ class TimelineDelegate(QStyledItemDelegate):
         if parent is not None:
             parent.installEventFilter(self)  # its font changes: the elided texts go
 
+    @property
+    def cached_elisions(self) -> dict[tuple[str, int], str]:
+        """(text, width) -> the text as painted, elided to the width (``elided`` fills it)."""
+        return self._elided
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.parent():  # the view, not an editor: the base class's business
             if event.type() in _FONT_CHANGES:
@@ -132,8 +138,14 @@ class TimelineDelegate(QStyledItemDelegate):
             if isinstance(model, TimelineItemModel)
             else index.data(TimelineRole.PAINT)
         )
-        if cell is None:
-            return
+        if cell is not None:
+            self.paint_cell(painter, option, cell, column)
+
+    def paint_cell(
+        self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell, column: int
+    ) -> None:
+        """Paints ``cell`` of ``column`` in ``option.rect`` (``paint`` without the index: the
+        table's row painter calls it with the cell it read)."""
         if cell.header:  # every cell paints its slice of the header: it spans without a span
             self._paint_header(painter, option, cell)
             return
@@ -184,10 +196,17 @@ class TimelineDelegate(QStyledItemDelegate):
         painter.restore()
 
     def _paint_strip(self, painter: QPainter, option: QStyleOptionViewItem, status: str) -> None:
-        """The row's status colour, as a strip on the left edge of its first cell."""
-        rect = option.rect
-        strip = QRect(rect.left(), rect.top() + 1, 3, rect.height() - 2)
-        painter.fillRect(strip, status_colour(status, self._palette(option.palette)))
+        x, y, _, height = cast(tuple[int, int, int, int], option.rect.getRect())
+        self.paint_strip(painter, option, status, x, y, height)
+
+    def paint_strip(
+        self, painter: QPainter, option: QStyleOptionViewItem, status: str, x: int, y: int, h: int
+    ) -> None:
+        """The row's status colour, as a strip on the left edge of its first cell (at ``x``,
+        ``y``, ``h`` high)."""
+        painter.fillRect(
+            QRect(x, y + 1, 3, h - 2), status_colour(status, self._palette(option.palette))
+        )
 
     def _paint_note(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell, column: int
@@ -297,7 +316,7 @@ class TimelineDelegate(QStyledItemDelegate):
         layout (the largest part of a page's paint)."""
         if not text:
             return
-        margin = self._text_margin(option)
+        margin = self.text_margin(option)
         rect = option.rect.adjusted(margin, 0, -margin, 0)
         painter.setPen(option.palette.color(_TEXT))
         painter.setFont(option.font)
@@ -316,19 +335,19 @@ class TimelineDelegate(QStyledItemDelegate):
         """``_paint_text`` of a plain cell in five calls into Qt, its flags as ints: the text
         elided to the width is kept (``ELIDED_KEPT`` texts, dropped when the view's font
         changes)."""
-        margin = self._margin if self._margin is not None else self._text_margin(option)
+        margin = self._margin if self._margin is not None else self.text_margin(option)
         x, y, width, height = cast(tuple[int, int, int, int], option.rect.getRect())
         width -= 2 * margin
-        shown = self._elided.get((text, width)) or self._elide(option, text, width)
+        shown = self._elided.get((text, width)) or self.elided(option.fontMetrics, text, width)
         painter.setPen(option.palette.color(_TEXT))
         painter.setFont(option.font)
         painter.drawText(x + margin, y, width, height, alignment, shown)
 
-    def _elide(self, option: QStyleOptionViewItem, text: str, width: int) -> str:
-        """``text`` elided to ``width`` in the view's font, kept for the next paint."""
+    def elided(self, metrics: QFontMetrics, text: str, width: int) -> str:
+        """``text`` elided to ``width`` in the view's font (``metrics``), kept for the next
+        paint."""
         shown = self._elided.get((text, width))
         if shown is None:
-            metrics = option.fontMetrics
             shown = text
             if len(text) * metrics.maxWidth() > width:  # it may not fit: elide (text layout)
                 shown = metrics.elidedText(text, _ELIDE, width)
@@ -337,7 +356,7 @@ class TimelineDelegate(QStyledItemDelegate):
             self._elided[(text, width)] = shown
         return shown
 
-    def _text_margin(self, option: QStyleOptionViewItem) -> int:
+    def text_margin(self, option: QStyleOptionViewItem) -> int:
         """The style's horizontal text margin in an item view cell (QCommonStyle's rule)."""
         if self._margin is None:
             widget = option.widget
@@ -434,49 +453,77 @@ class TimelineDelegate(QStyledItemDelegate):
     def _paint_status(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
     ) -> None:
-        """The status dot, then its words (unless ``status_words`` is off: then the dot alone,
-        centred, the words in the tooltip)."""
-        dark = self._palette(option.palette)
-        rect = option.rect
+        rect = cast(tuple[int, int, int, int], option.rect.getRect())
+        dark, colour = self._palette(option.palette), self._text_colour(option)
+        self.paint_status_at(painter, rect, cell, dark, colour, option.font, option.fontMetrics)
+
+    def paint_status_at(
+        self,
+        painter: QPainter,
+        rect: tuple[int, int, int, int],
+        cell: PaintCell,
+        dark: bool,
+        colour: QColor,
+        font: QFont,
+        metrics: QFontMetrics,
+    ) -> None:
+        """The status dot, then its words in ``colour`` (unless ``status_words`` is off: then
+        the dot alone, centred, the words in the tooltip), in the cell at ``rect`` (x, y,
+        width, height)."""
+        x, y, width, height = rect
         size = 8
-        left = rect.left() + 6 if self.status_words else rect.center().x() - size // 2 + 1
-        dot = QRect(left, rect.center().y() - size // 2 + 1, size, size)
+        centre = QRect(x, y, width, height).center()
+        left = x + 6 if self.status_words else centre.x() - size // 2 + 1
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(status_colour(cell.status, dark))
-        painter.drawEllipse(dot)
+        painter.drawEllipse(QRect(left, centre.y() - size // 2 + 1, size, size))
         if not self.status_words:
             return
-        painter.setPen(self._text_colour(option))
-        painter.setFont(option.font)
-        text_rect = rect.adjusted(size + 12, 0, -4, 0)
-        painter.drawText(text_rect, _VCENTRE, self._elide(option, cell.text, text_rect.width()))
+        painter.setPen(colour)
+        painter.setFont(font)
+        words = width - size - 16  # right of the dot, 4 px short of the edge
+        shown = self.elided(metrics, cell.text, words)
+        painter.drawText(x + size + 12, y, words, height, _VCENTRE_BITS, shown)
 
     def _paint_latency(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell
     ) -> None:
+        rect = cast(tuple[int, int, int, int], option.rect.getRect())
+        selected = bool(option.state.value & _SELECTED_BITS)
+        self._palette(option.palette)
+        bar = latency_bar_colour(option.palette, selected)
+        self.paint_latency_at(painter, rect, cell, bar, self._text_colour(option), option.font)
+
+    def paint_latency_at(
+        self,
+        painter: QPainter,
+        rect: tuple[int, int, int, int],
+        cell: PaintCell,
+        bar: QColor,
+        colour: QColor,
+        font: QFont,
+    ) -> None:
         """The duration, right-aligned, over a thin bar along the bottom of the whole cell (at
-        the default column width there is no room beside the text)."""
-        rect = option.rect.adjusted(6, 0, -6, 0)
-        text, fraction = cell.text, cell.fraction
-        if fraction is not None and rect.width() > 4:
-            track = QRect(rect.left(), option.rect.bottom() - 5, rect.width(), 4)
-            selected = bool(option.state & QStyle.StateFlag.State_Selected)
-            colour = latency_bar_colour(option.palette, selected)
-            self._palette(option.palette)
+        the default column width there is no room beside the text); the palette's colours
+        made (``dark``) first."""
+        x, y, width, height = rect
+        left, inner = x + 6, width - 12
+        fraction = cell.fraction
+        if fraction is not None and inner > 4:
+            track = QRect(left, y + height - 6, inner, 4)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(self._track)
             painter.drawRoundedRect(track, 2, 2)
-            filled = QRect(track)
-            filled.setWidth(max(3, round(track.width() * float(fraction))))
-            painter.setBrush(colour)
-            painter.drawRoundedRect(filled, 2, 2)
-        painter.setPen(self._text_colour(option))
-        painter.setFont(option.font)
-        painter.drawText(
-            rect.adjusted(0, 0, 0, -4),
-            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-            text,
-        )
+            track.setWidth(max(3, round(inner * float(fraction))))
+            painter.setBrush(bar)
+            painter.drawRoundedRect(track, 2, 2)
+        painter.setPen(colour)
+        painter.setFont(font)
+        painter.drawText(left, y, inner, height - 4, _ALIGN_BITS[1], cell.text)
+
+    def dark(self, palette: QPalette) -> bool:
+        """Whether ``palette`` is dark; the colours made from it are kept until it changes."""
+        return self._palette(palette)
 
     def _paint_header(
         self, painter: QPainter, option: QStyleOptionViewItem, cell: PaintCell

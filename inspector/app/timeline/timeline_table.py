@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import (
     QAbstractItemModel,
+    QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QRect,
     SignalInstance,
 )
+from PySide6.QtGui import QHoverEvent, QPaintEvent
 from PySide6.QtWidgets import QTableView, QWidget
+
+from inspector.app.timeline import row_painter
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -30,6 +34,9 @@ class TimelineTable(QTableView):
         self._first_inserted: int | None = None  # the lowest row inserted since the last layout
         self._whole = True  # something else changed: Qt's own layout, all of it repainted
         self.full_layouts = 0  # layouts that repainted the whole viewport (tests count them)
+        self.row_painting = True  # rows without state painted by row_painter (tests: False)
+        self.cells_painted = 0  # cells row_painter painted (tests count them)
+        self._hover = QPersistentModelIndex()  # the cell Qt's view takes as hovered
 
     def setModel(self, model: QAbstractItemModel | None) -> None:
         old = self.model()
@@ -80,3 +87,28 @@ class TimelineTable(QTableView):
             viewport.update()
         elif top < viewport.height():  # the rows from there down moved or are new
             viewport.update(QRect(0, top, viewport.width(), viewport.height() - top))
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        """Follows the hovered cell as ``QAbstractItemView.viewportEvent`` does: its row is
+        painted by Qt (with the style's hover)."""
+        kind = event.type()
+        if kind in _HOVER_MOVES and isinstance(event, QHoverEvent):
+            self._hover = QPersistentModelIndex(self.indexAt(event.position().toPoint()))
+        elif kind in _HOVER_ENDS:
+            self._hover = QPersistentModelIndex()
+        return super().viewportEvent(event)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """The rows without state of their own in one pass (``row_painter``); Qt paints the
+        others."""
+        if not (self.row_painting and row_painter.can_paint(self)):
+            super().paintEvent(event)
+            return
+        stateful = row_painter.stateful_rows(self, self._hover)
+        left = row_painter.paint_rows(self, event, stateful)
+        if not left.isEmpty():
+            super().paintEvent(QPaintEvent(left & event.region()))
+
+
+_HOVER_MOVES = frozenset((QEvent.Type.HoverEnter, QEvent.Type.HoverMove))
+_HOVER_ENDS = frozenset((QEvent.Type.HoverLeave, QEvent.Type.Leave))

@@ -106,6 +106,32 @@ def test_calls_made_after_an_alone_call_wait_for_the_turn_after_it(qtbot: QtBot)
     assert seen == [-1, 1]
 
 
+def test_a_call_that_ends_the_slice_leaves_the_calls_behind_it_for_a_later_turn(
+    qtbot: QtBot,
+) -> None:
+    clock = Clock(step=0.001)
+    pacer = EventPacer(slice_s=1.0, slice_max_s=1.0, clock=clock, yield_after_s=0.010)
+    seen: list[int] = []
+
+    def shown(n: int) -> None:  # a run shown: its repaint comes before more events
+        seen.append(n)
+        pacer.end_slice()
+
+    pacer.later(seen.append, 0)
+    pacer.later(shown, 1)
+    pacer.later(seen.append, 2)  # the slice has time left, but it was ended
+    assert seen == [0, 1] and pacer.pending == 1
+    pacer._timer.stop()
+    clock.now += 0.020  # the repaint: the loop turns once more, then the events
+    assert pacer.run_slice() == 0 and seen == [0, 1]
+    pacer.later(shown, 3)
+    assert pacer.run_slice() == 2 and seen == [0, 1, 2, 3]  # ended after call 3
+    pacer.later(seen.append, 4)
+    assert pacer.pending == 1
+    qtbot.waitUntil(lambda: pacer.pending == 0)
+    assert seen == [0, 1, 2, 3, 4]
+
+
 def test_a_call_that_raises_does_not_stop_the_ones_behind_it(qtbot: QtBot) -> None:
     clock = Clock(step=0.020)
     pacer, seen = EventPacer(slice_s=0.010, clock=clock), []

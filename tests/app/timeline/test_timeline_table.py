@@ -66,12 +66,17 @@ class Streaming:
         self.steps += steps
         self.view._follow_timer.stop()  # the test follows, or not, by itself
 
+    @property
+    def cells(self) -> int:
+        """Cells painted so far: by the delegate (Qt's path) or the table's row painter."""
+        return self.delegate.cells + self.view.table.cells_painted
+
     def settle(self) -> int:
         """Cells painted until nothing is left to paint."""
-        before = self.delegate.cells
+        before = self.cells
         for _ in range(5):
             QApplication.processEvents()
-        return self.delegate.cells - before
+        return self.cells - before
 
     @property
     def visible_cells(self) -> int:

@@ -1,0 +1,93 @@
+"""The table's row painter draws the same pixels as Qt's cell-by-cell paint: every demo, at
+three sizes, with a step selected or none, the mouse over a row, cleared and flipped steps, note
+rows and attempt headers, scrolled by part of a row. Each comparison also checks that the row
+painter painted (so that it is not Qt's path compared with itself)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QHoverEvent, QImage
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from inspector.app.timeline import row_painter
+from inspector.app.timeline.timeline_view import TimelineView
+from inspector.core.revalidate import Flip
+from inspector.resources import demo_names
+from tests.helpers.demo_events import stored_run
+
+SIZES = [(1400, 900), (1024, 700), (640, 420)]
+
+
+def grab(view: TimelineView, rows: bool) -> QImage:
+    table = view.table
+    table.row_painting = rows
+    table.viewport().repaint()
+    return table.viewport().grab().toImage()
+
+
+def assert_same(view: TimelineView) -> None:
+    before = view.table.cells_painted
+    by_rows = grab(view, True)
+    assert view.table.cells_painted > before  # the row painter painted
+    assert by_rows == grab(view, False)
+
+
+def shown(qtbot: QtBot, name: str, size: tuple[int, int]) -> TimelineView:
+    view = TimelineView()
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show_run(stored_run(name))
+    view.show()
+    qtbot.waitExposed(view)
+    QApplication.processEvents()
+    return view
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("name", demo_names())
+def test_every_demo_paints_as_qt_does(qtbot: QtBot, name: str, size: tuple[int, int]) -> None:
+    view = shown(qtbot, name, size)
+    assert row_painter.can_paint(view.table)
+    assert_same(view)  # nothing selected
+    view.select_last()
+    assert_same(view)  # the last step selected and current (its row is Qt's)
+    view.table.setFocus()
+    assert_same(view)
+
+
+def test_hover_selection_flips_and_partial_rows(qtbot: QtBot) -> None:
+    view = shown(qtbot, "retry-feedback", (900, 300))
+    steps = view.model.run.steps
+    flip = Flip(step=steps[0].index, validator="max_length", before="fail", after="pass")
+    view.set_flips({steps[0].index: [flip]})  # a tinted band, a chip and a note row
+    QApplication.processEvents()
+    assert_same(view)
+    table = view.table
+    viewport = table.viewport()
+    point = QPointF(40, table.rowViewportPosition(1) + 3)
+    hover = QHoverEvent(
+        QHoverEvent.Type.HoverMove, point, viewport.mapToGlobal(point), QPointF(-1, -1)
+    )
+    QApplication.sendEvent(viewport, hover)  # Qt's view takes that cell as hovered
+    assert_same(view)
+    table.selectRow(2)
+    assert_same(view)
+    table.verticalScrollBar().setValue(7)  # rows cut by the viewport's top
+    assert_same(view)
+
+
+def test_other_cases_take_qts_paint(qtbot: QtBot) -> None:
+    view = shown(qtbot, "retry-feedback", (900, 400))
+    table = view.table
+    table.setShowGrid(True)
+    assert not row_painter.can_paint(table)
+    before = table.cells_painted
+    table.viewport().repaint()
+    assert table.cells_painted == before
+    table.setShowGrid(False)
+    table.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
+    assert not row_painter.can_paint(table)
+    table.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
+    assert row_painter.can_paint(table)
