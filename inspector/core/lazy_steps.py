@@ -54,6 +54,10 @@ class StepRows(Sequence[Step]):
         while self._held:
             del self._held[-RELEASE_SLICE:]
 
+    def held(self) -> int:
+        """How many stored bodies are still held (tests: ``release`` emptied them)."""
+        return len(self._held)
+
     def __len__(self) -> int:
         return len(self._built)
 

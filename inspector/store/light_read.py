@@ -138,14 +138,9 @@ def load_step(conn: sqlite3.Connection, path: Path, run_id: str, index: int) -> 
         (run_id, index),
     ).fetchone()
     texts = TextReader(conn)
-    # The messages the steps up to this one added (a join: no hash list sent back to SQLite).
-    added_bodies = reader.pairs(
-        conn.execute(
-            "SELECT m.hash, m.body FROM steps s, json_each(s.msg_added) j"
-            " JOIN messages m ON m.hash = j.value WHERE s.run_id = ? AND s.idx <= ?",
-            (run_id, index),
-        )
-    )
+    # Only this request's messages: a run of many short requests would otherwise parse every
+    # message the steps before it added (step N alone costing a share of the whole read).
+    added_bodies = reader.read_bodies(conn, "messages", set(hashes))
     messages = reader.parse_messages(added_bodies, texts)
     reader.let_go(rows, added, raw_added, added_bodies)
     frames = {h: texts.loads(b) for h, b in reader.read_bodies(conn, "frames", {frame}).items()}

@@ -47,12 +47,16 @@ RELEASE_SLICE = 5_000  # items freed per call by ``release_run``
 def release_run(run: LiveRun) -> None:
     """Empties ``run``, which nothing else holds, a slice at a time: for a worker thread. A
     100,000-step run dropped at once is one C call freeing millions of objects with the GIL
-    held (~0.8 s: a frozen window); slice by slice, other threads run in between."""
-    lists: list[list[Any]] = [run.finals, run.steps]
+    held (~0.8 s: a frozen window); slice by slice, other threads run in between. A light
+    run's steps (``core/lazy_steps``: read-only sequences) are emptied through their rows."""
+    rows = light_rows(run)
+    if rows is not None:
+        rows.release()
+    candidates: list[Any] = [run.finals, run.steps]
     if run.record is not None:
-        lists += [run.record.steps, run.record.transcript]
-    for items in lists:
-        while items:
+        candidates += [run.record.steps, run.record.transcript]
+    for items in candidates:
+        while type(items) is list and items:
             del items[-RELEASE_SLICE:]
 
 

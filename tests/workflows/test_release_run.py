@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector.core.lazy_steps import light_rows
 from inspector.store import Store
 from inspector.workflows import runs
 from tests.store.test_bulk_read import varied_turn
@@ -29,3 +30,18 @@ def test_a_released_run_is_emptied_and_its_steps_freed(
     assert run.steps == [] and run.finals == [] and run.record.steps == []
     assert run.record.transcript == []
     assert step() is None  # freed by reference counting, no collection needed
+
+
+def test_a_light_run_the_user_moved_away_from_is_released_through_its_rows(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "runs.sqlite3"
+    record = varied_turn(23)
+    with Store.open(db) as store:
+        store.save(record)
+    run = runs.load_light_run(db, record.run_id, min_steps=0)
+    assert run is not None and run.light
+    rows = light_rows(run)
+    assert rows is not None
+    runs.release_run(run)  # read-only sequences: no item deletion, the bodies dropped
+    assert rows.held() == 0

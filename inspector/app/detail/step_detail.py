@@ -169,6 +169,8 @@ class StepDetail(QWidget):
     def show_step(self, run: LiveRun, index: int, *, soon: bool = False) -> None:
         """Shows step ``index``; ``soon``: within ``FLUSH_MS`` (steps followed as they arrive:
         of several in that time, only the last is rendered)."""
+        if run is not self._run:  # another run (maybe at a freed one's id): nothing asked yet
+            self._asked = (0, 0)
         self._run, self._index = run, index
         self._stale = set(range(len(TAB_NAMES)))
         self._messages_shown = MESSAGES_SHOWN
