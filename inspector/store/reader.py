@@ -43,7 +43,7 @@ from inspector.core.records import (
     Verdict,
 )
 from inspector.core.shared_list import SharedPrefix
-from inspector.store.models import RunNotFound, RunSummary, StoredEvent
+from inspector.store.models import AsStored, RunNotFound, RunSummary, StoredEvent
 from inspector.store.recorder import STEP_REF
 from inspector.store.texts import TextReader, marked
 from inspector.store.writer import RUNNING
@@ -323,12 +323,27 @@ def has_events(conn: sqlite3.Connection, path: Path, run_id: str) -> bool:
     )
 
 
-@_collector_paused
 def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEvent]:
+    return _events(conn, path, run_id, frozenset())  # type: ignore[return-value]
+
+
+def events_as_stored(
+    conn: sqlite3.Connection, path: Path, run_id: str, kinds: frozenset[str]
+) -> list[StoredEvent | AsStored]:
+    """``events``, but an event of ``kinds`` stored whole and inline as the recorder wrote it
+    (``model_dump_json`` without its run id) is handed out as that JSON, not validated."""
+    return _events(conn, path, run_id, kinds)
+
+
+@_collector_paused
+def _events(
+    conn: sqlite3.Connection, path: Path, run_id: str, as_stored: frozenset[str]
+) -> list[StoredEvent | AsStored]:
     run_id = resolve(conn, path, run_id)
     rows = conn.execute(
         "SELECT t_ms, kind, idx, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
     ).fetchall()
+    verbatim = [kind in as_stored and _as_written(kind, b) for _, kind, _, b in rows]
     needs_steps = any(r[1] in ("step_started", "step_finished", "run_finished") for r in rows)
     texts = TextReader(conn)
     loaded = steps(conn, run_id, texts=texts) if needs_steps else []
@@ -336,11 +351,15 @@ def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEven
     header_json, record_json = conn.execute(
         "SELECT header, record FROM runs WHERE run_id = ?", (run_id,)
     ).fetchone()
-    out: list[StoredEvent] = []
+    out: list[StoredEvent | AsStored] = []
     offsets: dict[tuple[int, str], int] = {}  # where the next referenced piece of a step starts
-    plain = _validated_events([r[3] for r in rows], run_id)
-    for (t_ms, kind, index, body), validated in zip(rows, plain, strict=True):
+    bodies = [None if v else row[3] for row, v in zip(rows, verbatim, strict=True)]
+    plain = _validated_events(bodies, run_id)
+    for (t_ms, kind, index, body), validated, as_written in zip(rows, plain, verbatim, strict=True):
         event: Any
+        if as_written:
+            out.append(AsStored(t_ms, run_id, body))
+            continue
         if validated is not None:
             event = validated
         elif body is not None and body.startswith(STEP_REF):
@@ -380,6 +399,17 @@ def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEven
 
 
 _EVENTS: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
+
+
+def _as_written(kind: str, body: str | None) -> bool:
+    """Whether ``body`` is the event's JSON as the recorder wrote it: inline, whole, of its
+    kind (not a reference to its step, nor holding references to large texts)."""
+    return (
+        body is not None
+        and body.startswith(f'{{"kind":"{kind}",')
+        and body.endswith("}")
+        and not marked(body)
+    )
 
 
 def _validated_events(bodies: list[str | None], run_id: str) -> list[Event | None]:
