@@ -131,9 +131,10 @@ def _load(
     run_id: str,
     loaded: list[Step] | None = None,
     texts: TextReader | None = None,
+    parsed: dict[str, Message] | None = None,
 ) -> RunRecord:
     """The record of ``run_id`` (a full id); ``loaded``: its steps, when already read (with
-    ``texts``)."""
+    ``texts``, and ``parsed``: the messages read with them, the transcript's included)."""
     status, record_json, transcript_json = conn.execute(
         "SELECT status, record, transcript FROM runs WHERE run_id = ?", (run_id,)
     ).fetchone()
@@ -143,10 +144,10 @@ def _load(
     data = texts.loads(record_json)
     transcript = json.loads(transcript_json or "[]")
     # One parse per distinct message, shared by the steps' requests and the transcript.
-    parsed: dict[str, Message] = {}
     if loaded is None:
+        parsed = {}
         loaded = steps(conn, run_id, parsed, also=transcript, texts=texts)
-    else:
+    elif parsed is None:
         parsed = _parse_messages(_bodies(conn, "messages", set(transcript)), texts)
     data["steps"] = loaded
     data["transcript"] = [parsed[h] for h in transcript]
@@ -346,11 +347,14 @@ def _events(
     verbatim = [kind in as_stored and _as_written(kind, b) for _, kind, _, b in rows]
     needs_steps = any(r[1] in ("step_started", "step_finished", "run_finished") for r in rows)
     texts = TextReader(conn)
-    loaded = steps(conn, run_id, texts=texts) if needs_steps else []
-    by_index = {s.index: s for s in loaded}
-    header_json, record_json = conn.execute(
-        "SELECT header, record FROM runs WHERE run_id = ?", (run_id,)
+    header_json, record_json, transcript_json = conn.execute(
+        "SELECT header, record, transcript FROM runs WHERE run_id = ?", (run_id,)
     ).fetchone()
+    # The record's transcript shares the messages of the steps' requests, as ``load`` has it.
+    parsed: dict[str, Message] = {}
+    transcript = json.loads(transcript_json or "[]")
+    loaded = steps(conn, run_id, parsed, also=transcript, texts=texts) if needs_steps else []
+    by_index = {s.index: s for s in loaded}
     out: list[StoredEvent | AsStored] = []
     offsets: dict[tuple[int, str], int] = {}  # where the next referenced piece of a step starts
     bodies = [None if v else row[3] for row, v in zip(rows, verbatim, strict=True)]
@@ -391,7 +395,8 @@ def _events(
             if record_json is None:
                 continue
             # The steps already read: the record shares their requests' messages.
-            event = RunFinished(run_id=run_id, record=_load(conn, path, run_id, loaded, texts))
+            record = _load(conn, path, run_id, loaded, texts, parsed)
+            event = RunFinished(run_id=run_id, record=record)
         else:
             continue
         out.append(_constructed(StoredEvent, t_ms=t_ms, event=event))  # validated above

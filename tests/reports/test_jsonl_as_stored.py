@@ -109,8 +109,15 @@ async def test_a_recorded_run_exports_as_from_its_models(tmp_path: Path) -> None
         turn = Turn(source, ScriptedProvider(source.script), core_events.fan_out(store.recorder()))
         run_id = (await turn.run()).run_id
         from_models, from_stored, taken = _both_ways(store, run_id)
+        last = store.events(run_id)[-1].event
     assert from_stored == from_models
     assert taken >= 8 * 2  # a call's deltas and its result per step
+    # The record's transcript is made of the requests' messages (each written once), and the
+    # final answer no request re-sent.
+    assert isinstance(last, RunFinished)
+    sent = {id(m) for step in last.record.steps for m in step.request.messages}
+    transcript = last.record.transcript
+    assert len(transcript) > 8 and {id(m) for m in transcript[:-1]} <= sent
 
 
 def _plain(annotation: Any) -> bool:
