@@ -155,7 +155,7 @@ def _verbatim_line(timed: Any, stored: str) -> str | None:
     None for the others, which take the model's way."""
     if not stored.startswith(_VERBATIM_STARTS):
         return None
-    t_ms, run_id = dumps(timed.t_ms), dumps(timed.run_id)
+    t_ms, run_id = dumps(timed.t_ms), dumps(timed.event.run_id)
     text = f'{{"version":{JSONL_VERSION},"t_ms":{t_ms},"run_id":{run_id},{stored[1:]}'
     return None if may_hold_secrets(text) else text
 

@@ -7,7 +7,7 @@ import json
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from inspector.core.errors import InspectorError
-from inspector.core.events import EVENT_ADAPTER, Event
+from inspector.core.events import Event
 
 
 class RunNotFound(InspectorError):
@@ -52,22 +52,14 @@ class StoredEvent(BaseModel):
 
 
 class AsStored:
-    """A stored event handed out as the JSON its recorder wrote (``Store.events_as_stored``):
+    """A stored event with the JSON its recorder wrote (``Store.events_as_stored``):
     ``stored_json`` is ``event.model_dump_json(exclude={"run_id"})`` (a body of ``TEXT_MIN``
     characters or more: that value written again by ``messages.dumps``), inline: no reference
-    to its step or to a large text. ``event`` validates it when first asked for."""
+    to its step or to a large text. A plain class: 40,000 of them for a 10,000-step turn."""
 
-    __slots__ = ("_event", "run_id", "stored_json", "t_ms")
+    __slots__ = ("event", "stored_json", "t_ms")
 
-    def __init__(self, t_ms: float, run_id: str, stored_json: str) -> None:
+    def __init__(self, t_ms: float, event: Event, stored_json: str) -> None:
         self.t_ms = t_ms
-        self.run_id = run_id
+        self.event = event
         self.stored_json = stored_json
-        self._event: Event | None = None
-
-    @property
-    def event(self) -> Event:
-        if self._event is None:
-            whole = f'{self.stored_json[:-1]},"run_id":{json.dumps(self.run_id)}}}'
-            self._event = EVENT_ADAPTER.validate_json(whole)
-        return self._event

@@ -332,7 +332,8 @@ def events_as_stored(
     conn: sqlite3.Connection, path: Path, run_id: str, kinds: frozenset[str]
 ) -> list[StoredEvent | AsStored]:
     """``events``, but an event of ``kinds`` stored whole and inline as the recorder wrote it
-    (``model_dump_json`` without its run id) is handed out as that JSON, not validated."""
+    (``model_dump_json`` without its run id) comes with that JSON (``AsStored``). Every event
+    is validated as ``events`` does: a damaged body fails the read the same way."""
     return _events(conn, path, run_id, kinds)
 
 
@@ -357,12 +358,11 @@ def _events(
     by_index = {s.index: s for s in loaded}
     out: list[StoredEvent | AsStored] = []
     offsets: dict[tuple[int, str], int] = {}  # where the next referenced piece of a step starts
-    bodies = [None if v else row[3] for row, v in zip(rows, verbatim, strict=True)]
-    plain = _validated_events(bodies, run_id)
+    plain = _validated_events([r[3] for r in rows], run_id)
     for (t_ms, kind, index, body), validated, as_written in zip(rows, plain, verbatim, strict=True):
         event: Any
-        if as_written:
-            out.append(AsStored(t_ms, run_id, body))
+        if as_written and validated is not None:
+            out.append(AsStored(t_ms, validated, body))
             continue
         if validated is not None:
             event = validated

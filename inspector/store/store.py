@@ -170,8 +170,8 @@ class Store:
             return reader.events(self._conn, self.path, run_id)
 
     def events_as_stored(self, run_id: str, kinds: frozenset[str]) -> list[StoredEvent | AsStored]:
-        """``events``, except that an event of ``kinds`` the recorder wrote whole comes as its
-        JSON (``AsStored``: validated only when its ``event`` is asked for)."""
+        """``events``, except that an event of ``kinds`` the recorder wrote whole comes with
+        its stored JSON (``AsStored``)."""
         with self._reading(f"the events of run {run_id}"):
             return reader.events_as_stored(self._conn, self.path, run_id, kinds)
 

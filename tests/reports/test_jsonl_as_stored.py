@@ -4,10 +4,12 @@ give, for every kind taken so, every code point, long and large bodies and secre
 
 from __future__ import annotations
 
+import sqlite3
 import types
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
+import pytest
 from pydantic import BaseModel
 
 from inspector.core import events as core_events
@@ -23,7 +25,7 @@ from inspector.core.events import (
 )
 from inspector.core.records import ToolResult
 from inspector.reports.jsonl import VERBATIM_KINDS, jsonl_lines
-from inspector.store import Store
+from inspector.store import Store, StoreUnusable
 from inspector.store.models import AsStored
 from tests.reports.exports_with_secrets import OPENAI_KEY, RECORDS, leaky_turn
 from tests.reports.test_jsonl_same_bytes import _scenario
@@ -118,6 +120,25 @@ async def test_a_recorded_run_exports_as_from_its_models(tmp_path: Path) -> None
     sent = {id(m) for step in last.record.steps for m in step.request.messages}
     transcript = last.record.transcript
     assert len(transcript) > 8 and {id(m) for m in transcript[:-1]} <= sent
+
+
+async def test_a_damaged_body_of_a_kind_taken_as_stored_fails_the_read(tmp_path: Path) -> None:
+    from inspector.core.loop import Turn
+    from inspector.core.scenario import scenario_from_dict
+    from inspector.providers.scripted import ScriptedProvider
+
+    db = tmp_path / "runs.sqlite3"
+    source = scenario_from_dict(_scenario(2), source="s.toml", base_dir=tmp_path)
+    with Store.open(db) as store:
+        turn = Turn(source, ScriptedProvider(source.script), core_events.fan_out(store.recorder()))
+        run_id = (await turn.run()).run_id
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE events SET body = ? WHERE kind = 'tool_call_delta'",
+            ('{"kind":"tool_call_delta","index":"two","call_index":0}',),
+        )
+    with Store.open(db) as store, pytest.raises(StoreUnusable, match="damaged store"):
+        store.events_as_stored(run_id, VERBATIM_KINDS)
 
 
 def _plain(annotation: Any) -> bool:
