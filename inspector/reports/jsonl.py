@@ -8,7 +8,8 @@ the file grows with the turn's distinct content. ``read_jsonl`` parses it back t
 ``t_ms`` is milliseconds from the run's start. ``synthesized: true`` says the events were
 rebuilt from the record (no event log was stored). Credentials are redacted
 (``inspector.reports.redact``). Each line is spliced from pieces written once (a step's dump,
-a request's fields, a message: ``json_pieces``), byte for byte the line dumped whole.
+a request's fields, a message: ``json_pieces``), byte for byte the line dumped whole; a delta's
+or a tool result's from the JSON the store holds (``VERBATIM_KINDS``).
 """
 
 from __future__ import annotations
