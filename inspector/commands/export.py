@@ -113,7 +113,10 @@ def _export_report(args: argparse.Namespace, out: TextIO) -> int:
             synthesized = not store.has_events(record.run_id)
             events = ()
         else:
-            events = store.events(args.run_id)
+            from inspector.reports.jsonl import VERBATIM_KINDS
+
+            # Deltas and tool results come as their stored JSON: most lines, no model built.
+            events = store.events_as_stored(args.run_id, VERBATIM_KINDS)
             # The last event carries the record (read once, sharing the steps' messages).
             last = events[-1].event if events else None
             record = last.record if isinstance(last, RunFinished) else store.load(args.run_id)

@@ -8,7 +8,8 @@ the file grows with the turn's distinct content. ``read_jsonl`` parses it back t
 ``t_ms`` is milliseconds from the run's start. ``synthesized: true`` says the events were
 rebuilt from the record (no event log was stored). Credentials are redacted
 (``inspector.reports.redact``). Each line is spliced from pieces written once (a step's dump,
-a request's fields, a message: ``json_pieces``), byte for byte the line dumped whole.
+a request's fields, a message: ``json_pieces``), byte for byte the line dumped whole; a delta's
+or a tool result's from the JSON the store holds (``VERBATIM_KINDS``).
 """
 
 from __future__ import annotations
@@ -29,12 +30,31 @@ from inspector.core.events import (
     StepStarted,
 )
 from inspector.core.records import RunRecord, Step
-from inspector.reports.json_pieces import Piece, PieceCache, array, obj, piece, with_key
+from inspector.reports.json_pieces import (
+    Piece,
+    PieceCache,
+    array,
+    dumps,
+    obj,
+    piece,
+    with_key,
+)
 from inspector.reports.jsonl_requests import RequestDeltas, RequestExpander
-from inspector.reports.redact import redacted_json
+from inspector.reports.redact import may_hold_secrets, redacted_json
 
 # 2: requests as differences from earlier ones (``jsonl_requests``); 1 wrote them whole.
 JSONL_VERSION = 2
+
+# Kinds whose line is the event's dump unchanged and whose fields are strings, integers,
+# booleans and nulls only. For them the store's JSON (pydantic's ``model_dump_json``, which
+# escapes strings as ``json.dumps(ensure_ascii=False)`` does: every code point, tested) is the
+# text ``json.dumps`` writes of the dump, so a line is spliced from it as it was stored
+# (``AsStored``). Not a kind with a float or ``Any`` field: pydantic writes 1e16 where
+# ``json.dumps`` writes 1e+16.
+VERBATIM_KINDS = frozenset(
+    {"text_delta", "reasoning_delta", "tool_call_delta", "tool_executed", "attempt_cleared"}
+)
+_VERBATIM_STARTS = tuple(f'{{"kind":"{kind}",' for kind in sorted(VERBATIM_KINDS))
 
 
 class Timed(Protocol):
@@ -125,7 +145,20 @@ def jsonl_lines(
     yield redacted_json(header(record, events, synthesized=synthesized))
     lines = _EventLines(RequestDeltas())
     for timed in events:
-        yield lines.line(timed).written()
+        stored = getattr(timed, "stored_json", None)
+        text = None if stored is None else _verbatim_line(timed, stored)
+        yield lines.line(timed).written() if text is None else text
+
+
+def _verbatim_line(timed: Any, stored: str) -> str | None:
+    """The line of an event handed out as its stored JSON (``AsStored``: its dump without
+    ``run_id``, which comes first) when that is the line's text and holds nothing to redact;
+    None for the others, which take the model's way."""
+    if not stored.startswith(_VERBATIM_STARTS):
+        return None
+    t_ms, run_id = dumps(timed.t_ms), dumps(timed.event.run_id)
+    text = f'{{"version":{JSONL_VERSION},"t_ms":{t_ms},"run_id":{run_id},{stored[1:]}'
+    return None if may_hold_secrets(text) else text
 
 
 @dataclass(frozen=True)

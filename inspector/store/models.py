@@ -49,3 +49,17 @@ class StoredEvent(BaseModel):
 
     t_ms: float
     event: Event
+
+
+class AsStored:
+    """A stored event with the JSON its recorder wrote (``Store.events_as_stored``):
+    ``stored_json`` is ``event.model_dump_json(exclude={"run_id"})`` (a body of ``TEXT_MIN``
+    characters or more: that value written again by ``messages.dumps``), inline: no reference
+    to its step or to a large text. A plain class: 40,000 of them for a 10,000-step turn."""
+
+    __slots__ = ("event", "stored_json", "t_ms")
+
+    def __init__(self, t_ms: float, event: Event, stored_json: str) -> None:
+        self.t_ms = t_ms
+        self.event = event
+        self.stored_json = stored_json

@@ -43,7 +43,7 @@ from inspector.core.records import (
     Verdict,
 )
 from inspector.core.shared_list import SharedPrefix
-from inspector.store.models import RunNotFound, RunSummary, StoredEvent
+from inspector.store.models import AsStored, RunNotFound, RunSummary, StoredEvent
 from inspector.store.recorder import STEP_REF
 from inspector.store.texts import TextReader, marked
 from inspector.store.writer import RUNNING
@@ -131,9 +131,10 @@ def _load(
     run_id: str,
     loaded: list[Step] | None = None,
     texts: TextReader | None = None,
+    parsed: dict[str, Message] | None = None,
 ) -> RunRecord:
     """The record of ``run_id`` (a full id); ``loaded``: its steps, when already read (with
-    ``texts``)."""
+    ``texts``, and ``parsed``: the messages read with them, the transcript's included)."""
     status, record_json, transcript_json = conn.execute(
         "SELECT status, record, transcript FROM runs WHERE run_id = ?", (run_id,)
     ).fetchone()
@@ -145,10 +146,10 @@ def _load(
     data = texts.loads(record_json)
     transcript = texts.loads(transcript_json or "[]")  # in pieces when long
     # One parse per distinct message, shared by the steps' requests and the transcript.
-    parsed: dict[str, Message] = {}
     if loaded is None:
+        parsed = {}
         loaded = steps(conn, run_id, parsed, also=transcript, texts=texts)
-    else:
+    elif parsed is None:
         parsed = parse_messages(read_bodies(conn, "messages", set(transcript)), texts)
     data["steps"] = loaded
     data["transcript"] = [parsed[h] for h in transcript]
@@ -351,24 +352,46 @@ def has_events(conn: sqlite3.Connection, path: Path, run_id: str) -> bool:
     )
 
 
-@collector_paused
 def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEvent]:
+    return _events(conn, path, run_id, frozenset())  # type: ignore[return-value]
+
+
+def events_as_stored(
+    conn: sqlite3.Connection, path: Path, run_id: str, kinds: frozenset[str]
+) -> list[StoredEvent | AsStored]:
+    """``events``, but an event of ``kinds`` stored whole and inline as the recorder wrote it
+    (``model_dump_json`` without its run id) comes with that JSON (``AsStored``). Every event
+    is validated as ``events`` does: a damaged body fails the read the same way."""
+    return _events(conn, path, run_id, kinds)
+
+
+@collector_paused
+def _events(
+    conn: sqlite3.Connection, path: Path, run_id: str, as_stored: frozenset[str]
+) -> list[StoredEvent | AsStored]:
     run_id = resolve(conn, path, run_id)
     rows = conn.execute(
         "SELECT t_ms, kind, idx, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
     ).fetchall()
+    verbatim = [kind in as_stored and _as_written(kind, b) for _, kind, _, b in rows]
     needs_steps = any(r[1] in ("step_started", "step_finished", "run_finished") for r in rows)
     texts = TextReader(conn)
-    loaded = steps(conn, run_id, texts=texts) if needs_steps else []
-    by_index = {s.index: s for s in loaded}
-    header_json, record_json = conn.execute(
-        "SELECT header, record FROM runs WHERE run_id = ?", (run_id,)
+    header_json, record_json, transcript_json = conn.execute(
+        "SELECT header, record, transcript FROM runs WHERE run_id = ?", (run_id,)
     ).fetchone()
-    out: list[StoredEvent] = []
+    # The record's transcript shares the messages of the steps' requests, as ``load`` has it.
+    parsed: dict[str, Message] = {}
+    transcript = json.loads(transcript_json or "[]")
+    loaded = steps(conn, run_id, parsed, also=transcript, texts=texts) if needs_steps else []
+    by_index = {s.index: s for s in loaded}
+    out: list[StoredEvent | AsStored] = []
     offsets: dict[tuple[int, str], int] = {}  # where the next referenced piece of a step starts
     plain = _validated_events([r[3] for r in rows], run_id)
-    for (t_ms, kind, index, body), validated in zip(rows, plain, strict=True):
+    for (t_ms, kind, index, body), validated, as_written in zip(rows, plain, verbatim, strict=True):
         event: Any
+        if as_written and validated is not None:
+            out.append(AsStored(t_ms, validated, body))
+            continue
         if validated is not None:
             event = validated
         elif body is not None and body.startswith(STEP_REF):
@@ -400,7 +423,8 @@ def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEven
             if record_json is None:
                 continue
             # The steps already read: the record shares their requests' messages.
-            event = RunFinished(run_id=run_id, record=_load(conn, path, run_id, loaded, texts))
+            record = _load(conn, path, run_id, loaded, texts, parsed)
+            event = RunFinished(run_id=run_id, record=record)
         else:
             continue
         out.append(_constructed(StoredEvent, t_ms=t_ms, event=event))  # validated above
@@ -408,6 +432,17 @@ def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEven
 
 
 _EVENTS: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
+
+
+def _as_written(kind: str, body: str | None) -> bool:
+    """Whether ``body`` is the event's JSON as the recorder wrote it: inline, whole, of its
+    kind (not a reference to its step, nor holding references to large texts)."""
+    return (
+        body is not None
+        and body.startswith(f'{{"kind":"{kind}",')
+        and body.endswith("}")
+        and not marked(body)
+    )
 
 
 def _validated_events(bodies: list[str | None], run_id: str) -> list[Event | None]:

@@ -24,7 +24,7 @@ from inspector.store.database import (
     damaged,
     short,
 )
-from inspector.store.models import RunSummary, StoredEvent
+from inspector.store.models import AsStored, RunSummary, StoredEvent
 from inspector.store.recorder import Recorder, save_record
 from inspector.store.recovery import recover, writer_alive
 from inspector.store.sweeps import StoredSweep
@@ -182,6 +182,12 @@ class Store:
         """The run's events in order, each with its offset since ``RunStarted``."""
         with self._reading(f"the events of run {run_id}"):
             return reader.events(self._conn, self.path, run_id)
+
+    def events_as_stored(self, run_id: str, kinds: frozenset[str]) -> list[StoredEvent | AsStored]:
+        """``events``, except that an event of ``kinds`` the recorder wrote whole comes with
+        its stored JSON (``AsStored``)."""
+        with self._reading(f"the events of run {run_id}"):
+            return reader.events_as_stored(self._conn, self.path, run_id, kinds)
 
     def has_events(self, run_id: str) -> bool:
         """Whether the run was recorded with its event log (an import has none)."""
