@@ -22,6 +22,7 @@ from inspector.app.detail.step_detail import StepDetail
 from inspector.app.runtime.gui_collector import collection_held, settle_loaded
 from inspector.app.runtime.run_focus import RunFocus
 from inspector.app.shell.run_status import RunStatus
+from inspector.app.timeline.timeline_rows import LightLayout, lay_out_light
 from inspector.app.timeline.timeline_view import TimelineView
 from inspector.app.validators.validators_panel import ValidatorsPanel
 from inspector.app.widgets.message_bar import MessageBar
@@ -56,11 +57,15 @@ async def open_stored(window: StoredRunWindow, run_id: str, read: Read) -> None:
     """Reads run ``run_id`` (``read``: the whole fold) and shows it, unless the user picked
     something else meanwhile; a long run is shown from its light read first."""
     loop, path, focus = asyncio.get_running_loop(), window.store.path, window.focus
+    layout: LightLayout | None = None
     try:
         with collection_held():  # until settle_loaded() below freezes what it built
             run = await loop.run_in_executor(None, load_light_run, path, run_id)
             if run is None:
                 run = await loop.run_in_executor(None, read, path, run_id)
+            elif (light := light_rows(run)) is not None:  # its timeline rows laid out here too
+                cleared = window.timeline.model.show_cleared
+                layout = await loop.run_in_executor(None, lay_out_light, light, run.steps, cleared)
     except InspectorError as exc:
         if focus.loading == run_id:
             focus.set_loading(None)
@@ -71,6 +76,8 @@ async def open_stored(window: StoredRunWindow, run_id: str, read: Read) -> None:
         return
     focus.set_loading(None)
     window.statusBar().clearMessage()
+    if layout is not None:  # adopted by the timeline's show_run unless its filter changed
+        window.timeline.model.prepare(layout)
     window.show_loaded(run)
     settle_loaded()  # its objects out of the collector's scans: no pauses with it shown
     if run.light:

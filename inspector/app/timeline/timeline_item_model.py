@@ -44,7 +44,7 @@ from inspector.app.timeline.timeline_columns import (  # Column, HEADERS, roles:
 )
 from inspector.app.timeline.timeline_rows import NOTE as _NOTE
 from inspector.app.timeline.timeline_rows import Attempt as _Attempt
-from inspector.app.timeline.timeline_rows import take, take_light
+from inspector.app.timeline.timeline_rows import LightLayout, take, take_light
 from inspector.core.events import (
     AttemptCleared,
     Event,
@@ -97,6 +97,7 @@ class TimelineItemModel(QAbstractTableModel):
         self._previews = Previews()
         self._notes = StepNotes()
         self._headers = dict(HEADERS)  # what the column headers say now (``set_header``)
+        self._prepared: LightLayout | None = None  # ``prepare``: the next light run's rows
 
     # -- public API -------------------------------------------------------------------------
 
@@ -114,6 +115,11 @@ class TimelineItemModel(QAbstractTableModel):
         self._flips = {}  # they were the other run's
         self._rebuild()
         self.endResetModel()
+
+    def prepare(self, layout: LightLayout) -> None:
+        """The rows of the light run about to be shown, laid out on a worker thread
+        (``lay_out_light``): its ``show_run`` adopts them if nothing they depend on changed."""
+        self._prepared = layout
 
     def set_flips(self, flips: dict[int, list[Flip]]) -> None:
         """Marks the steps whose verdicts flipped on re-validation ({} clears the marks); each
@@ -384,7 +390,17 @@ class TimelineItemModel(QAbstractTableModel):
         self._attempts = {}
         self._max_latency = 0.0
         light = light_rows(self._run)
-        if light is not None:  # a long stored run's first paint: its steps built when read
+        prepared, self._prepared = self._prepared, None
+        if (
+            light is not None
+            and prepared is not None
+            and prepared.light is light
+            and prepared.show_cleared == self._show_cleared
+            and not self._flips
+        ):  # laid out on a worker thread: the same rows take_light gives
+            self._rows, self._attempts = prepared.rows, prepared.attempts
+            self._row_of, self._max_latency = prepared.row_of, prepared.slowest
+        elif light is not None:  # a long stored run's first paint: its steps built when read
             state = (self._attempts, self._row_of, self._show_cleared, self._flips)
             self._max_latency = take_light(light, steps, self._rows, *state)
         else:

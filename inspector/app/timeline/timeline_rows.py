@@ -5,7 +5,8 @@ step, a row per step, a row per note under it.
 ``take`` reads each ``LiveStep``; ``take_light`` lays out the same rows from a light run's
 columns (``core/lazy_steps.StepRows``: attempt, cleared, which steps have notes) and builds
 only the steps that have notes, so opening a long stored run builds ~30 steps for its first
-page, not 100,000.
+page, not 100,000. ``lay_out_light`` runs it on a worker thread before the run is shown
+(``stored_open``), so the UI thread only adopts the rows (``TimelineItemModel.prepare``).
 """
 
 from __future__ import annotations
@@ -116,3 +117,22 @@ def take_light(
             for number in range(1, note_count(steps[position], flips.get(index, ())) + 1):
                 append(index + number * NOTE)
     return light.slowest
+
+
+@dataclass(slots=True)
+class LightLayout:
+    """``take_light``'s rows of a light run with no flips, laid out off the UI thread."""
+
+    light: StepRows
+    show_cleared: bool
+    rows: array[int]
+    attempts: dict[int, Attempt]
+    row_of: array[int]
+    slowest: float
+
+
+def lay_out_light(light: StepRows, steps: Sequence[LiveStep], show_cleared: bool) -> LightLayout:
+    """``take_light`` into fresh containers (a worker thread may run it: nothing shared)."""
+    rows, attempts, row_of = array("q"), {}, array("q", [-1]) * (len(steps) + 1)
+    slowest = take_light(light, steps, rows, attempts, row_of, show_cleared, {})
+    return LightLayout(light, show_cleared, rows, attempts, row_of, slowest)

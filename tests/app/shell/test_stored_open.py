@@ -146,3 +146,37 @@ def test_a_step_with_a_long_request_waits_for_the_whole_run(
     qtbot.waitUntil(lambda: asked == [1])
     gated.set()
     qtbot.waitUntil(lambda: not window.shown.light, timeout=10_000)
+
+
+def test_a_long_runs_timeline_rows_are_laid_out_off_the_ui_thread(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The light run's rows come laid out from the worker thread (``lay_out_light``): the
+    timeline's ``show_run`` lays out none itself, and shows what a whole read shows."""
+    from inspector.app.timeline import timeline_item_model, timeline_rows
+
+    on_ui: list[int] = []
+    ui = threading.get_ident()
+    real = timeline_rows.take_light
+
+    def counted(*args: object) -> float:
+        on_ui.append(threading.get_ident() == ui)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(timeline_item_model, "take_light", counted)
+    monkeypatch.setattr(timeline_rows, "take_light", counted)
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == record.run_id)
+    assert window.shown.light and on_ui == [False]  # once, on a worker thread
+    gated.set()
+    qtbot.waitUntil(lambda: not window.shown.light, timeout=10_000)
+    whole = MainWindow(store)
+    qtbot.addWidget(whole)
+    whole.show_loaded(LiveRun.from_record(store.load(record.run_id)))
+    assert cells(window.timeline.model) == cells(whole.timeline.model)

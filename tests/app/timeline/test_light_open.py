@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
+from inspector.app.timeline.timeline_rows import lay_out_light
 from inspector.core.lazy_steps import light_rows, light_run
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord
@@ -99,3 +100,31 @@ def test_fill_swaps_steps_and_record_in_place(tmp_path: Path) -> None:
     light.fill(full)
     assert light.record is full.record and light.steps is full.steps
     assert light.finals is full.finals and light_rows(light) is None
+
+
+@pytest.mark.parametrize("prepared_cleared", [True, False])
+def test_rows_laid_out_ahead_are_adopted_only_for_the_same_filter(
+    qtbot: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prepared_cleared: bool
+) -> None:
+    """``lay_out_light`` (a worker thread's) gives the rows ``show_run`` would lay out; the
+    model adopts them (no ``take_light`` of its own) unless its cleared-steps filter differs."""
+    from inspector.app.timeline import timeline_item_model
+
+    full, light, _ = opened(tmp_path, every_shape())
+    expected, model = TimelineItemModel(), TimelineItemModel()
+    for each, run in ((expected, full), (model, light)):
+        each.set_show_cleared(False)
+        each.show_run(run)
+    want = cells(expected)
+    model.show_run(LiveRun())
+    takes: list[int] = []
+    real = timeline_item_model.take_light
+    monkeypatch.setattr(timeline_item_model, "take_light", lambda *a: takes.append(1) or real(*a))
+    rows = light_rows(light)
+    assert rows is not None
+    model.prepare(lay_out_light(rows, light.steps, prepared_cleared))
+    model.show_run(light)
+    assert len(takes) == (1 if prepared_cleared else 0)  # filter changed: laid out again
+    assert cells(model) == want
+    model.show_run(light)  # a layout is adopted once: the next show lays out its own
+    assert len(takes) == (2 if prepared_cleared else 1) and cells(model) == want
