@@ -12,7 +12,8 @@ in the timeline and the Step dock, and tells the view which step is selected
 (``set_current_step``), so the page follows a streaming run the way the timeline does.
 
 Events only mark the view stale; it re-renders at most every ``REFRESH_MS``, and only while it
-has a visible region (``isVisible()`` is true for a tab or dock behind another).
+has a visible region (``isVisible()`` is true for a tab or dock behind another). Each render
+runs in an event-loop turn of its own, apart from the Step detail's (``in_own_turn``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from inspector.app.detail.attempt_html import (
 from inspector.app.detail.attempt_index import AttemptIndex
 from inspector.app.detail.chat_bubbles import ChatView, note
 from inspector.app.theme import is_dark
+from inspector.app.widgets.loop_turns import in_own_turn
 from inspector.app.widgets.throttle import Throttle
 from inspector.core.events import Event
 from inspector.core.live import LiveRun
@@ -122,7 +124,9 @@ class AttemptsView(QWidget):
         layout.addLayout(self._page_bar())
         layout.addWidget(self._panes(), 1)
 
-        self._timer = Throttle(self, REFRESH_MS, self._refresh_if_visible)
+        self._timer = Throttle(
+            self, REFRESH_MS, lambda: in_own_turn(self, self._refresh_if_visible)
+        )
         self._stale = False  # something changed while hidden: refresh when shown
         self._catch_up = False  # a refresh is scheduled for the next event-loop turn
         self._views_due = False  # the three views are to render at the next event-loop turn
@@ -262,7 +266,7 @@ class AttemptsView(QWidget):
             self._catch_up = False
             self._refresh_if_visible()
 
-        QTimer.singleShot(NEXT_TURN_MS, self, refresh)
+        QTimer.singleShot(NEXT_TURN_MS, self, lambda: in_own_turn(self, refresh))
 
     @property
     def attempt_columns(self) -> list[Column]:
@@ -295,7 +299,7 @@ class AttemptsView(QWidget):
             self.kept.body.set_body(kept_html(kept_column(self._run.record), dark))
         if not self._views_due:  # the three views in the next event-loop turn: two short
             self._views_due = True  # pauses rather than one long one
-            QTimer.singleShot(NEXT_TURN_MS, self, self._render_views)
+            QTimer.singleShot(NEXT_TURN_MS, self, lambda: in_own_turn(self, self._render_views))
 
     def _render_views(self) -> None:
         self._views_due = False

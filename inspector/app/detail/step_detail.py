@@ -38,6 +38,7 @@ from inspector.app.detail.chat_bubbles import (
 from inspector.app.detail.model_saw import ModelSawPane
 from inspector.app.theme import is_dark, status_colour
 from inspector.app.widgets.json_view import JsonView, json_html
+from inspector.app.widgets.loop_turns import in_own_turn
 from inspector.app.widgets.status_line import StatusLine
 from inspector.app.widgets.throttle import Throttle
 from inspector.core.events import (
@@ -148,7 +149,7 @@ class StepDetail(QWidget):
         layout.addWidget(self.tabs, 1)
         self.title.setContentsMargins(8, 4, 8, 2)
 
-        self._flush_timer = Throttle(self, FLUSH_MS, self._flush)
+        self._flush_timer = Throttle(self, FLUSH_MS, lambda: in_own_turn(self, self._flush))
         self._add_shortcuts()
         self._render_title()
         self._render_current()

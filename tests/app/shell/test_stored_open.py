@@ -180,3 +180,45 @@ def test_a_long_runs_timeline_rows_are_laid_out_off_the_ui_thread(
     qtbot.addWidget(whole)
     whole.show_loaded(LiveRun.from_record(store.load(record.run_id)))
     assert cells(window.timeline.model) == cells(whole.timeline.model)
+
+
+def test_the_fills_renders_each_run_in_a_loop_turn_of_their_own(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once the full steps are in, the Attempts tab's refresh and views and the Step
+    detail's render go through ``in_own_turn``: no two of them in one event-loop turn."""
+    from inspector.app.detail import attempts_view, step_detail
+    from inspector.app.widgets import loop_turns
+
+    ran: list[tuple[str, int]] = []
+
+    def through(name: str) -> object:
+        def gate(owner: object, piece: object) -> bool:
+            def logged() -> None:
+                ran.append((getattr(piece, "__name__", name), loop_turns.TURNS.now()))
+                piece()  # type: ignore[operator]
+
+            return loop_turns.in_own_turn(owner, logged)  # type: ignore[arg-type]
+
+        return gate
+
+    monkeypatch.setattr(attempts_view, "in_own_turn", through("attempts"))
+    monkeypatch.setattr(step_detail, "in_own_turn", through("detail"))
+    record = every_shape()
+    store.save(record)
+    window.centre_tabs.show_attempts()
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.run_id == record.run_id)
+    light = window.shown
+    qtbot.waitUntil(lambda: window.attempts.page.text() == LOADING)
+    ran.clear()
+    gated.set()
+    qtbot.waitUntil(lambda: not light.light, timeout=10_000)
+    qtbot.waitUntil(lambda: {"_flush", "_render_views"} <= {n for n, _ in ran})
+    qtbot.wait(50)
+    turns = [turn for _, turn in ran]
+    assert len(turns) == len(set(turns)), ran
