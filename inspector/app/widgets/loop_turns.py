@@ -3,9 +3,10 @@
 Qt runs every timer that is due at the start of a pass back to back, so two views' renders
 scheduled apart (the Attempts tab's and the Step detail's, after a long run's full read is put
 in place) can still make one pause of both. A piece run through ``in_own_turn`` that finds
-another one already ran in this pass (the event dispatcher's ``awake`` not emitted since) runs
-at a later turn instead: the first one no other piece took (pieces due together run one per
-turn), or the next one if the dispatcher reports no turns.
+another one ran in this pass or the one before (the event dispatcher's ``awake`` counts the
+passes) runs at a later turn instead: the first pass after one that no piece took, so that
+every timer due meanwhile (and input, paint) runs between two pieces; or the next pass if the
+dispatcher reports no passes.
 """
 
 from __future__ import annotations
@@ -40,14 +41,14 @@ TURNS = _Turns()
 
 
 def in_own_turn(owner: QObject, piece: Callable[[], object]) -> bool:
-    """Runs ``piece`` now unless another piece ran in this pass; else at the next turn (a
-    timer of ``owner``'s: dropped with it). True: it ran now."""
+    """Runs ``piece`` now unless another piece ran in this pass or the one before; else at a
+    later turn (a timer of ``owner``'s: dropped with it). True: it ran now."""
     return _in_own_turn(owner, piece, deferred_at=None)
 
 
 def _in_own_turn(owner: QObject, piece: Callable[[], object], deferred_at: int | None) -> bool:
     turn = TURNS.now()
-    if TURNS.taken == turn and deferred_at != turn:  # deferred_at == turn: no turns reported
+    if TURNS.taken >= turn - 1 and deferred_at != turn:  # == turn: no passes reported
         QTimer.singleShot(NEXT_TURN_MS, owner, lambda: _in_own_turn(owner, piece, turn))
         return False
     TURNS.taken = turn
