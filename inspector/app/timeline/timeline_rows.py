@@ -133,6 +133,7 @@ class LightLayout:
 
 def lay_out_light(light: StepRows, steps: Sequence[LiveStep], show_cleared: bool) -> LightLayout:
     """``take_light`` into fresh containers (a worker thread may run it: nothing shared)."""
-    rows, attempts, row_of = array("q"), {}, array("q", [-1]) * (len(steps) + 1)
+    rows, row_of = array("q"), array("q", [-1]) * (len(steps) + 1)
+    attempts: dict[int, Attempt] = {}
     slowest = take_light(light, steps, rows, attempts, row_of, show_cleared, {})
     return LightLayout(light, show_cleared, rows, attempts, row_of, slowest)
