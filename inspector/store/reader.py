@@ -303,7 +303,6 @@ STAND_IN = ',"request":{"system":"","messages":[]}}'
 ATTACHED = frozenset({"request", "verdicts", "raw"})
 _STEPS: TypeAdapter[list[Step]] = TypeAdapter(list[Step])
 _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
-_REQUEST_FIELDS = frozenset(StepRequest.model_fields)
 
 
 def json_lists(values: list[str]) -> list[Any]:
@@ -334,14 +333,9 @@ def request_of(template: StepRequest, messages: SharedPrefix[Message]) -> StepRe
     """A step's request: its frame's ``template`` (validated once per frame) with its own
     messages and tools list, built without validating again (``model_construct``'s result,
     without its per-call field walk: most of the cost of a step when done 100,000 times)."""
-    fields = dict(template.__dict__)
+    fields = dict(template.__dict__)  # every field of the model: all of them count as set
     fields["messages"], fields["tools"] = messages, list(template.tools)
-    request = StepRequest.__new__(StepRequest)
-    object.__setattr__(request, "__dict__", fields)
-    object.__setattr__(request, "__pydantic_fields_set__", set(_REQUEST_FIELDS))
-    object.__setattr__(request, "__pydantic_extra__", None)
-    object.__setattr__(request, "__pydantic_private__", None)
-    return request
+    return _model_of(StepRequest, fields)
 
 
 def has_events(conn: sqlite3.Connection, path: Path, run_id: str) -> bool:
@@ -470,6 +464,11 @@ def _validated_events(bodies: list[str | None], run_id: str) -> list[Event | Non
 def _constructed(cls: type[M], **fields: Any) -> M:
     """``cls.model_construct(**fields)`` where every field is given and valid, without its
     per-call walk of the model's fields (most of the cost of 60,000 events read)."""
+    return _model_of(cls, fields)
+
+
+def _model_of(cls: type[M], fields: dict[str, Any]) -> M:
+    """A ``cls`` whose ``__dict__`` is ``fields`` (every field, valid, all counted as set)."""
     model = cls.__new__(cls)
     object.__setattr__(model, "__dict__", fields)
     object.__setattr__(model, "__pydantic_fields_set__", set(fields))
