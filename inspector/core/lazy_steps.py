@@ -13,18 +13,51 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, cast, overload
+from typing import Any, TypeVar, cast, overload
 
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import RunRecord, Step
 
-RELEASE_SLICE = 5_000
+T = TypeVar("T")
+
+RELEASE_SLICE = 5_000  # items freed per call (``release``, workflows/runs.release_run)
 # A step whose request holds more messages is not read alone while the run is light: its
 # messages would cost what the whole read's do (and freeing them holds the GIL).
 ALONE_MAX = 5_000
 
 
-class StepRows(Sequence[Step]):
+class BuiltWhenRead(Sequence[T]):
+    """A read-only sequence of ``size`` items, each made by ``_make`` when first read and kept."""
+
+    def __init__(self, size: int) -> None:
+        self._items: list[T | None] = [None] * size
+
+    def _make(self, position: int) -> T:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, position: int) -> T: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[T]: ...
+    def __getitem__(self, position: int | slice) -> T | list[T]:
+        if isinstance(position, slice):
+            return [self[n] for n in range(*position.indices(len(self._items)))]
+        item = self._items[position]
+        if item is None:
+            if position < 0:
+                position += len(self._items)
+            item = self._items[position] = self._make(position)
+        return item
+
+    def __iter__(self) -> Iterator[T]:
+        for n in range(len(self._items)):
+            yield self[n]
+
+
+class StepRows(BuiltWhenRead[Step]):
     """Steps 1..n of a stored run, each built once, when first read. ``attempts[n]``,
     ``cleared[n]``: step n + 1's attempt and cleared flag; ``noted``: the 0-based positions of
     the steps with verdicts, feedback, a forced request or an error (their notes are counted
@@ -41,9 +74,9 @@ class StepRows(Sequence[Step]):
         held: list[Any] | None = None,
         sizes: array[int] | None = None,
     ) -> None:
+        super().__init__(len(attempts))
         self.attempts, self.cleared, self.noted, self.slowest = attempts, cleared, noted, slowest
         self._build = build
-        self._built: list[Step | None] = [None] * len(attempts)
         self._held = held if held is not None else []  # what ``build`` reads (the bodies)
         self._whole: set[int] = set()
         self.sizes = sizes if sizes is not None else array("q")  # messages per request
@@ -54,38 +87,20 @@ class StepRows(Sequence[Step]):
         while self._held:
             del self._held[-RELEASE_SLICE:]
 
+    def _make(self, position: int) -> Step:
+        return self._build(position)
+
     def held(self) -> int:
         """How many stored bodies are still held (tests: ``release`` emptied them)."""
         return len(self._held)
 
-    def __len__(self) -> int:
-        return len(self._built)
-
-    @overload
-    def __getitem__(self, position: int) -> Step: ...
-    @overload
-    def __getitem__(self, position: slice) -> list[Step]: ...
-    def __getitem__(self, position: int | slice) -> Step | list[Step]:
-        if isinstance(position, slice):
-            return [self[n] for n in range(*position.indices(len(self._built)))]
-        step = self._built[position]
-        if step is None:
-            if position < 0:
-                position += len(self._built)
-            step = self._built[position] = self._build(position)
-        return step
-
-    def __iter__(self) -> Iterator[Step]:
-        for n in range(len(self._built)):
-            yield self[n]
-
     def built(self) -> int:
         """How many steps were built so far (tests, benchmarks)."""
-        return len(self._built) - self._built.count(None)
+        return len(self._items) - self._items.count(None)
 
     def put(self, step: Step) -> None:
         """``step``, read whole (``Store.load_step``), replaces its light one."""
-        self._built[step.index - 1] = step
+        self._items[step.index - 1] = step
         self._whole.add(step.index)
 
     def light_request(self, index: int) -> bool:
@@ -98,36 +113,20 @@ class StepRows(Sequence[Step]):
         return index in self._whole
 
 
-class LazyLiveSteps(Sequence[LiveStep]):
+class LazyLiveSteps(BuiltWhenRead[LiveStep]):
     """``LiveStep.from_step`` of each of ``rows``, made when first read."""
 
     def __init__(self, rows: StepRows) -> None:
+        super().__init__(len(rows))
         self.rows = rows
-        self._made: list[LiveStep | None] = [None] * len(rows)
 
-    def __len__(self) -> int:
-        return len(self._made)
-
-    @overload
-    def __getitem__(self, position: int) -> LiveStep: ...
-    @overload
-    def __getitem__(self, position: slice) -> list[LiveStep]: ...
-    def __getitem__(self, position: int | slice) -> LiveStep | list[LiveStep]:
-        if isinstance(position, slice):
-            return [self[n] for n in range(*position.indices(len(self._made)))]
-        live = self._made[position]
-        if live is None:
-            live = self._made[position] = LiveStep.from_step(self.rows[position])
-        return live
-
-    def __iter__(self) -> Iterator[LiveStep]:
-        for n in range(len(self._made)):
-            yield self[n]
+    def _make(self, position: int) -> LiveStep:
+        return LiveStep.from_step(self.rows[position])
 
     def put(self, step: Step) -> None:
         """``step``, read whole, replaces its light one (``StepRows.put``)."""
         self.rows.put(step)
-        self._made[step.index - 1] = LiveStep.from_step(step)
+        self._items[step.index - 1] = LiveStep.from_step(step)
 
 
 def light_run(record: RunRecord) -> LiveRun:

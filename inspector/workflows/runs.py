@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspector.core.lazy_steps import light_rows, light_run
+from inspector.core.lazy_steps import RELEASE_SLICE, light_rows, light_run
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Step
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
@@ -41,7 +41,6 @@ def load_stored_run(path: Path, run_id: str) -> LiveRun:
 
 
 LIGHT_FROM = 5_000  # steps: a run this long opens from the light read first
-RELEASE_SLICE = 5_000  # items freed per call by ``release_run``
 
 
 def release_run(run: LiveRun) -> None:
