@@ -11,7 +11,6 @@ feedback, forced, error, timings) is the stored one, as ``load`` reads it.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from array import array
 from pathlib import Path
@@ -126,11 +125,7 @@ def load_step(conn: sqlite3.Connection, path: Path, run_id: str, index: int) -> 
         if row[3] is None:
             raw_n = 0
             continue
-        raw_keep = row[4] or 0
-        if raw_keep == raw_n == len(raw_hashes):
-            raw_hashes.extend(raw_new)
-        else:
-            raw_hashes = raw_hashes[: min(raw_keep, raw_n)] + raw_new
+        raw_hashes = reader.raw_continued(raw_hashes, raw_n, row[4] or 0, raw_new)
         raw_n = len(raw_hashes)
     attempt, status, frame, raw_frame, raw_response, body, forced = conn.execute(
         "SELECT attempt, status, frame, raw_frame, raw_response, body, forced FROM steps"
@@ -156,11 +151,9 @@ def load_step(conn: sqlite3.Connection, path: Path, run_id: str, index: int) -> 
             request=reader.raw_request(raw_request, SharedPrefix(raw_values, raw_n)),
             response=texts.loads(raw_response) if raw_response is not None else None,
         )
-    if body is None:  # still pending: what StepStarted wrote
-        fields: dict[str, Any] = {"index": index, "attempt": attempt, "status": status}
-        fields["forced"] = json.loads(forced) if forced else None
-    else:
-        fields = texts.loads(body)
+    fields = (
+        reader.pending_body(index, attempt, status, forced) if body is None else texts.loads(body)
+    )
     verdicts = reader.read_verdicts(conn, run_id, texts, index).get(index, [])
     fields.update(request=request, verdicts=verdicts, raw=raw)
     return Step.model_validate(fields)

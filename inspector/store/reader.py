@@ -249,11 +249,8 @@ def steps(
         if row[6] is None:
             raw_n = 0  # the next raw body starts a list of its own
         else:
-            raw_keep, raw_new = row[7] or 0, [raw_values[h] for h in raw_hashes]
-            if raw_keep == raw_n == len(raw_shared):  # extends the longest list so far
-                raw_shared.extend(raw_new)
-            else:
-                raw_shared = raw_shared[: min(raw_keep, raw_n)] + raw_new
+            raw_new = [raw_values[h] for h in raw_hashes]
+            raw_shared = raw_continued(raw_shared, raw_n, row[7] or 0, raw_new)
             raw_n = len(raw_shared)
             raw = RawExchange(
                 request=raw_request(frames[row[6]], SharedPrefix(raw_shared, raw_n)),
@@ -266,16 +263,35 @@ def steps(
             step.__pydantic_fields_set__.update(ATTACHED)
             out.append(step)
         else:
-            if row[10] is None:  # still pending: what StepStarted wrote
-                forced = json.loads(row[11]) if row[11] else None
-                body: dict[str, Any] = {"index": index, "attempt": attempt, "status": status}
-                body["forced"] = forced
+            body: dict[str, Any]
+            if row[10] is None:
+                body = pending_body(index, attempt, status, row[11])
             else:  # large texts referenced: resolved first
                 body = texts.loads(row[10])
             body.update(request=request, verdicts=step_verdicts, raw=raw)
             out.append(Step.model_validate(body))
     let_go(rows, added, raw_added, validated, bodies)
     return out
+
+
+def raw_continued(shared: list[Any], length: int, keep: int, new: list[Any]) -> list[Any]:
+    """The list whose first items are a raw body's wire messages, after the previous raw body's
+    ``shared[:length]``: ``shared`` extended in place when the step keeps all of the longest
+    list so far (``keep``), else a list of its own (the kept part, then ``new``)."""
+    if keep == length == len(shared):
+        shared.extend(new)
+        return shared
+    return shared[: min(keep, length)] + new
+
+
+def pending_body(index: int, attempt: int, status: str, forced: str | None) -> dict[str, Any]:
+    """The fields of a step row still pending (no body yet): what ``StepStarted`` wrote."""
+    return {
+        "index": index,
+        "attempt": attempt,
+        "status": status,
+        "forced": json.loads(forced) if forced else None,
+    }
 
 
 def let_go(*values: list[Any] | dict[Any, Any]) -> None:
