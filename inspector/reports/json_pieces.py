@@ -19,45 +19,12 @@ exactly as a line dumped whole would.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from inspector.core.compact_json import dumps
 from inspector.reports.redact import may_hold_secrets, redacted_json
-
-
-def _unserializable(value: Any) -> Any:
-    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
-
-
-def _python_encoder() -> Callable[[Any], str]:
-    return json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-def _c_encoder() -> Callable[[Any], str]:
-    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` without building an
-    encoder per call (``dumps`` makes one each time: most of the cost of a small value). The
-    same C encoder ``dumps`` uses, without its check for circular values (dumps of models)."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return _python_encoder()
-    chunks = make(
-        None, _unserializable, json.encoder.encode_basestring, None, ":", ",", False, False, True
-    )
-
-    def encode(value: Any) -> str:
-        return "".join(chunks(value, 0))
-
-    return encode
-
-
-_encode = _c_encoder()
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON, as the exports write it."""
-    return _encode(value)
 
 
 class Piece(NamedTuple):
@@ -73,14 +40,14 @@ class Piece(NamedTuple):
 
 
 def piece(value: Any) -> Piece:
-    text = _encode(value)
+    text = dumps(value)
     return Piece(text, value, may_hold_secrets(text))
 
 
 @lru_cache(maxsize=256)
 def _key(name: str) -> tuple[str, bool]:
     """``"name":`` and whether it may announce a secret (tested as if a value followed)."""
-    text = _encode(name) + ":"
+    text = dumps(name) + ":"
     return text, may_hold_secrets(text + "0")
 
 
@@ -96,7 +63,7 @@ def obj(items: Mapping[str, Any]) -> Piece:
             plain[name] = value[name] = item
             continue
         if plain:
-            run = _encode(plain)
+            run = dumps(plain)
             parts.append(run[1:-1])
             suspect = suspect or may_hold_secrets(run)
             plain = {}
@@ -105,7 +72,7 @@ def obj(items: Mapping[str, Any]) -> Piece:
         value[name] = item.value
         suspect = suspect or key_suspect or item.suspect
     if plain:
-        run = _encode(plain)
+        run = dumps(plain)
         parts.append(run[1:-1])
         suspect = suspect or may_hold_secrets(run)
     return Piece("{" + ",".join(parts) + "}", value, suspect)

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from inspector import __version__
+from inspector.core.compact_json import dumps
 from inspector.core.events import (
     EVENT_ADAPTER,
     Event,
@@ -34,7 +35,6 @@ from inspector.reports.json_pieces import (
     Piece,
     PieceCache,
     array,
-    dumps,
     obj,
     piece,
     with_key,

@@ -22,11 +22,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from inspector.core.compact_json import dumps
 from inspector.core.messages import Message
 from inspector.core.raw_body import messages_container, messages_path, plain, raw_messages
 from inspector.core.records import RawExchange, StepRequest
 from inspector.core.shared_list import SharedPrefix, common_prefix
-from inspector.reports.json_pieces import Piece, PieceCache, array, dumps, obj, piece, with_key
+from inspector.reports.json_pieces import Piece, PieceCache, array, obj, piece, with_key
 from inspector.reports.redact import may_hold_secrets
 
 FROM = "messages_from"

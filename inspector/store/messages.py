@@ -9,46 +9,13 @@ new ones; storing ``(keep, added)`` makes each step cost what it adds.
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
+from inspector.core.compact_json import dumps
 from inspector.core.messages import Message
 
-
-def _json_dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _c_encoder() -> Callable[[Any, int], Sequence[str]] | None:
-    """CPython's C JSON encoder made once with ``_json_dumps``'s settings: ``json.dumps`` with
-    other than default arguments builds a new encoder on every call, half the cost of a small
-    message. Without circular-reference markers (a value from a model dump has no cycle); None
-    when this Python has no C encoder or it writes other text than ``_json_dumps``."""
-    from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-
-    if c_make_encoder is None:
-        return None
-    try:
-        encoder = c_make_encoder(
-            None, json.JSONEncoder().default, encode_basestring, None, ":", ",", False, False, True
-        )
-        probe = {"a": [1, 2.5, None, True, 'é\n"x\u2028'], "b": {"1": float("inf")}}
-        if "".join(encoder(probe, 0)) != _json_dumps(probe):
-            return None
-    except Exception:  # another signature: the plain way
-        return None
-    return encoder  # type: ignore[no-any-return]
-
-
-_ENCODER = _c_encoder()
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON, key order kept (a rebuilt raw body reads like the one sent)."""
-    if _ENCODER is None or isinstance(value, str):
-        return _json_dumps(value)
-    return "".join(_ENCODER(value, 0))
+__all__ = ["MessageInterner", "content_hash", "dumps"]
 
 
 _HASH_SLICE = 1 << 20  # characters encoded at a time: a long text is not copied whole to hash it
