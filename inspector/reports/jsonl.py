@@ -41,6 +41,7 @@ from inspector.reports.json_pieces import (
 )
 from inspector.reports.jsonl_requests import RequestDeltas, RequestExpander
 from inspector.reports.redact import may_hold_secrets, redacted_json
+from inspector.reports.stream_secrets import with_streams_redacted
 
 # 2: requests as differences from earlier ones (``jsonl_requests``); 1 wrote them whole.
 JSONL_VERSION = 2
@@ -144,7 +145,7 @@ def jsonl_lines(
     """The export, line by line (each without its newline), produced as it is written."""
     yield redacted_json(header(record, events, synthesized=synthesized))
     lines = _EventLines(RequestDeltas())
-    for timed in events:
+    for timed in with_streams_redacted(events):
         stored = getattr(timed, "stored_json", None)
         text = None if stored is None else _verbatim_line(timed, stored)
         yield lines.line(timed).written() if text is None else text

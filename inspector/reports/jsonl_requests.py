@@ -29,6 +29,7 @@ from inspector.core.records import RawExchange, StepRequest
 from inspector.core.shared_list import SharedPrefix, common_prefix
 from inspector.reports.json_pieces import Piece, PieceCache, array, obj, piece, with_key
 from inspector.reports.redact import may_hold_secrets
+from inspector.reports.stream_secrets import with_raw_streams_redacted
 
 FROM = "messages_from"
 
@@ -110,7 +111,7 @@ class RequestDeltas:
             self._raw.wrote(index, messages)
         # The response comes back with the step in the record: written once.
         response = raw.response
-        written = self._pieces.get(response, lambda: piece(response))
+        written = self._pieces.get(response, lambda: piece(with_raw_streams_redacted(response)))
         return obj({"request": piece(request), "response": written})
 
     def _fields(self, request: StepRequest) -> Piece:

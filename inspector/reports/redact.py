@@ -16,7 +16,16 @@ from inspector.core import credentials
 from inspector.core.credentials import REDACTED
 from inspector.core.shared_list import SharedPrefix
 
-__all__ = ["REDACTED", "may_hold_secrets", "redact", "redact_text", "scrub_keys"]
+__all__ = [
+    "REDACTED",
+    "header_line_spans",
+    "json_value_spans",
+    "may_hold_secrets",
+    "redact",
+    "redact_text",
+    "scrub_keys",
+    "token_spans",
+]
 
 # OpenAI (sk-…, sk-proj-…) and Anthropic (sk-ant-…) keys, and bearer tokens. These patterns only
 # consume characters that JSON and HTML leave as they are, so they can also scrub rendered text.
@@ -98,6 +107,12 @@ _BY_WORD = tuple(
 assert {n for _, names in _BY_WORD for n in names} | {"bearer"} == set(_NEEDLES)
 
 
+# A JSON object's key (a string followed by ``:``) inside a string.
+_JSON_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*')
+_DECODER = json.JSONDecoder()
+_QUOTED_REDACTED = json.dumps(REDACTED)
+
+
 def may_hold_secrets(text: str) -> bool:
     """False when ``text`` (compact JSON) surely holds nothing ``redact`` or ``scrub_keys``
     would change; True when it may."""
@@ -161,8 +176,66 @@ def _header_line(match: re.Match[str]) -> str:
     return match.group(0)
 
 
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``scrub_keys`` replaces a key-shaped token in ``text``."""
+    return [match.span() for match in _TOKEN.finditer(text)]
+
+
+def header_line_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``redact_text`` replaces the value of a ``Name: value`` credential header."""
+    if ":" not in text and "=" not in text:
+        return []
+    return [
+        match.span(3)
+        for match in _HEADER_LINE.finditer(text)
+        if credentials.is_secret_field(match.group(1))
+    ]
+
+
+def json_value_spans(text: str) -> list[tuple[int, int]]:
+    """Where a JSON text inside ``text`` (a tool call's arguments as the wire sends them, a
+    logged body) holds the value of a field named like a credential (``core.credentials``), as
+    far as the text goes (one cut short ends inside it). Redacted as ``"[redacted]"``: what the
+    message's own arguments show, and the JSON stays JSON."""
+    if '"' not in text:
+        return []
+    found = []
+    for match in _JSON_KEY.finditer(text):
+        try:
+            key = json.loads(f'"{match.group(1)}"')
+        except ValueError:
+            key = match.group(1)
+        if not credentials.is_secret_field(key):
+            continue
+        start = match.end()
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except ValueError:
+            value, end = ..., len(text)
+        if value not in (None, "", REDACTED) and end > start:
+            found.append((start, end))
+    return found
+
+
+def _json_values_redacted(text: str) -> str:
+    spans = json_value_spans(text)
+    if not spans:
+        return text
+    parts = []
+    at = 0
+    for start, end in spans:
+        if start < at:  # inside the previous value (a JSON text nested in a string)
+            continue
+        parts += [text[at:start], _QUOTED_REDACTED]
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
 def redact_text(text: str) -> str:
-    """A string with keys and ``Name: value`` credential headers inside it redacted."""
+    """A string with keys, ``Name: value`` credential headers and credential-named JSON fields
+    inside it redacted."""
+    text = _json_values_redacted(text)
     if ":" in text or "=" in text:
         text = _HEADER_LINE.sub(_header_line, text)
     return scrub_keys(text)

@@ -11,7 +11,7 @@ import pytest
 
 from inspector.cli import main
 from inspector.core.credentials import is_secret_name, redact_url
-from tests.providers.loopback import LoopbackServer, json_reply
+from tests.providers.loopback import LoopbackServer, json_reply, sse_reply
 
 SECRETS = {
     "Ocp-Apim-Subscription-Key": "azure-sub-4f1c9a77e2",
@@ -122,3 +122,52 @@ def test_url_secrets() -> None:
         "https://u:[redacted]@h/v1?key=[redacted]&api-version=1"
     )
     assert redact_url("https://h/v1?api-version=1") == "https://h/v1?api-version=1"
+
+
+STREAMED = "pw-stream-3f9a7c51"
+
+
+def _chunk(delta: dict[str, object], finish: str | None = None) -> str:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return "data: " + json.dumps({"id": "c1", "model": "m", "choices": [choice]}) + "\n\n"
+
+
+def _split_tool_call() -> str:
+    """A tool call whose ``password`` argument the stream cuts in three."""
+    parts = ['{"q": "x", "pass', f'word": "{STREAMED[:7]}', f'{STREAMED[7:]}"}}']
+    first = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "login"}}
+    chunks = [_chunk({"role": "assistant", "tool_calls": [first]})]
+    chunks += [
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}) for part in parts
+    ]
+    return "".join([*chunks, _chunk({}, "tool_calls"), "data: [DONE]\n\n"])
+
+
+def test_a_credential_argument_split_by_the_stream_leaves_in_no_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model streams a tool call whose ``password`` argument arrives in pieces: each
+    export redacts it in the message, in the wire body re-sent with the next request (its
+    arguments a JSON text), in the raw stream's events and in the delta lines."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + "k" * 24)
+    path = tmp_path / "login.toml"
+    with LoopbackServer() as server:
+        path.write_text(
+            'name = "login"\n[model]\nprovider = "openai"\nname = "m"\nstream = true\n'
+            f'base_url = "{server.base_url}"\n[prompt]\nuser = "log in"\n'
+            '[[tools]]\nname = "login"\ndescription = "d"\nresult = "ok"\n'
+            'parameters = { type = "object", properties = { q = { type = "string" } } }\n'
+        )
+        done = _chunk({"role": "assistant", "content": "in"}, "stop") + "data: [DONE]\n\n"
+        server.queue(sse_reply(_split_tool_call()), sse_reply(done))
+        db = tmp_path / "runs.sqlite3"
+        assert main(["run", str(path), "--db", str(db), "--json"]) == 0
+    run_id = json.loads(capsys.readouterr().out)["run_id"]
+    for fmt in ("jsonl", "html", "otel"):
+        out = tmp_path / f"r.{fmt}"
+        assert main(["export", run_id, "--format", fmt, "--out", str(out), "--db", str(db)]) == 0
+        data = out.read_text(encoding="utf-8")
+        for piece in (STREAMED[:7], STREAMED[7:]):
+            assert piece not in data, f"{piece} leaked into the {fmt} export"
+    jsonl = (tmp_path / "r.jsonl").read_text(encoding="utf-8")
+    assert "[redacted]" in jsonl and '\\"q\\": \\"x\\"' in jsonl  # the rest kept as streamed

@@ -20,6 +20,7 @@ from inspector.reports import redact
 from inspector.reports.jsonl import event_line, header, jsonl_lines, read_jsonl
 from inspector.reports.jsonl_requests import RequestDeltas
 from inspector.reports.redact import may_hold_secrets, redacted_json
+from inspector.reports.stream_secrets import with_streams_redacted
 from inspector.reports.synthetic_events import events_from_record
 from inspector.store import Store
 from tests.reports.exports_with_secrets import OPENAI_KEY, RECORDS, TOKEN
@@ -48,10 +49,13 @@ def test_secrets_are_redacted_wherever_they_are_repeated() -> None:
 
 
 def _line_by_line(record, events, synthesized=False) -> list[str]:  # type: ignore[no-untyped-def]
-    """The export as it was written: each line's value dumped whole and redacted whole."""
+    """The export as it was written: each line's value dumped whole and redacted whole (the
+    deltas of a stream holding a secret redacted as a stream first: ``stream_secrets``)."""
     deltas = RequestDeltas()
     out = [redacted_json(header(record, events, synthesized=synthesized))]
-    return out + [redacted_json(event_line(timed, deltas)) for timed in events]
+    return out + [
+        redacted_json(event_line(timed, deltas)) for timed in with_streams_redacted(events)
+    ]
 
 
 def _scenario(n: int) -> dict[str, object]:
@@ -86,6 +90,10 @@ async def test_a_recorded_run_exports_as_its_lines_dumped_whole(tmp_path: Path) 
     kinds = {json.loads(line)["kind"] for line in lines[1:]}
     assert {"text_delta", "tool_call_delta", "tool_executed", "step_finished"} <= kinds
     assert OPENAI_KEY not in "".join(lines) and "pp123456" not in "".join(lines)
+    streamed = [json.loads(line) for line in lines[1:]]
+    arguments = "".join(e["arguments_delta"] for e in streamed if e["kind"] == "tool_call_delta")
+    assert "hunter" not in arguments and "r22" not in arguments
+    assert arguments.count('"api_key": "[redacted]"') == 8
 
 
 def _flat_search(text: str) -> bool:

@@ -1,0 +1,285 @@
+"""Secrets a stream splits across its deltas, redacted in every fragment that carries a piece.
+
+A step's text, reasoning and tool-call arguments arrive as deltas; the export writes each delta as
+a line of its own. ``{"api_key": "hun`` and ``ter2…"}`` are each harmless to a rule that reads
+one string at a time, so the whole stream is read instead: its fragments are joined, the secret
+spans of the joined text are found by the exports' rules (``reports.redact``: key-shaped tokens,
+``Name: value`` credential headers; in tool arguments also the values of fields named like a
+credential, as the step's message has them), and each fragment keeps what lies outside them.
+Concatenated, the fragments are the stream's text with each span replaced: a JSON value by
+``"[redacted]"`` (the arguments stay valid JSON, equal to the message's redacted arguments), a
+token by ``[redacted]``. A stream without anything to redact is written as recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.core.compact_json import dumps
+from inspector.core.credentials import REDACTED
+from inspector.core.events import (
+    Event,
+    ReasoningDelta,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallDelta,
+)
+from inspector.reports.redact import (
+    header_line_spans,
+    json_value_spans,
+    may_hold_secrets,
+    token_spans,
+)
+
+__all__ = [
+    "STREAMED_FIELDS",
+    "Span",
+    "redacted_fragments",
+    "secret_spans",
+    "with_raw_streams_redacted",
+    "with_streams_redacted",
+]
+
+_QUOTED_REDACTED = json.dumps(REDACTED)
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    replacement: str
+
+
+def secret_spans(text: str) -> list[Span]:
+    """The spans of ``text`` (a whole stream) the exports redact, sorted, none overlapping."""
+    if not may_hold_secrets(dumps(text)):
+        return []
+    spans = [Span(start, end, REDACTED) for start, end in token_spans(text)]
+    spans += [Span(start, end, REDACTED) for start, end in header_line_spans(text)]
+    spans += [Span(start, end, _QUOTED_REDACTED) for start, end in json_value_spans(text)]
+    return _merged(spans)
+
+
+def _merged(spans: list[Span]) -> list[Span]:
+    """Overlapping spans as one, with the replacement of the one that starts first (a JSON
+    value's, which starts at its quote, holds the tokens inside it)."""
+    out: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if span.end <= span.start:
+            continue
+        if out and span.start < out[-1].end:
+            last = out[-1]
+            out[-1] = Span(last.start, max(last.end, span.end), last.replacement)
+        else:
+            out.append(span)
+    return out
+
+
+def redacted_fragments(fragments: Sequence[str], spans: Sequence[Span]) -> list[str]:
+    """``fragments`` with the parts inside ``spans`` (offsets into their concatenation) taken
+    out, each span's replacement written in the fragment where the span starts."""
+    out = []
+    at = 0
+    next_span = 0
+    for fragment in fragments:
+        start, end = at, at + len(fragment)
+        at = end
+        parts = []
+        i = start
+        while i < end:
+            while next_span < len(spans) and spans[next_span].end <= i:
+                next_span += 1
+            if next_span == len(spans) or spans[next_span].start >= end:
+                parts.append(fragment[i - start :])
+                break
+            span = spans[next_span]
+            if span.start > i:
+                parts.append(fragment[i - start : span.start - start])
+                i = span.start
+            if i == span.start:
+                parts.append(span.replacement)
+            i = min(span.end, end)
+        out.append("".join(parts))
+    return out
+
+
+class _Rewritten:
+    """A delta whose text changed: written the model's way (no stored JSON)."""
+
+    __slots__ = ("event", "t_ms")
+
+    def __init__(self, t_ms: float, event: Event) -> None:
+        self.t_ms = t_ms
+        self.event = event
+
+
+_DELTAS = frozenset({TextDelta, ReasoningDelta, ToolCallDelta})
+
+
+def with_streams_redacted(events: Iterable[Any]) -> Iterator[Any]:
+    """``events`` (timed: ``.t_ms``, ``.event``) in their order, each delta whose stream holds a
+    secret replaced by its redacted fragment. A step's events are held from its first delta
+    until the step ends (or another step starts, or the events end): a stream is whole by then.
+    Events are told apart by their exact type (a 60,000-event export pays for every test)."""
+    held: list[Any] = []
+    step = None
+    for timed in events:
+        event = timed.event
+        kind = type(event)
+        if not held:
+            if kind in _DELTAS:
+                held = [timed]
+                step = event.index
+            else:
+                yield timed
+        elif kind is StepStarted or (kind is StepFinished and event.step.index != step):
+            yield from _released(held)
+            held = []
+            yield timed
+        else:
+            held.append(timed)
+            if kind is StepFinished:
+                yield from _released(held)
+                held = []
+    yield from _released(held)
+
+
+def _released(held: list[Any]) -> list[Any]:
+    streams: dict[tuple[Any, ...], tuple[list[int], list[str]]] = {}
+    for at, timed in enumerate(held):
+        event = timed.event
+        kind = type(event)
+        if kind is ToolCallDelta:
+            key: tuple[Any, ...] = (kind, event.index, event.call_index)
+            text = event.arguments_delta
+        elif kind is TextDelta or kind is ReasoningDelta:
+            key, text = (kind, event.index), event.text
+        else:
+            continue
+        stream = streams.get(key)
+        if stream is None:
+            streams[key] = ([at], [text])
+        else:
+            stream[0].append(at)
+            stream[1].append(text)
+    out = held
+    for key, (places, texts) in streams.items():
+        spans = secret_spans("".join(texts))
+        if not spans:
+            continue
+        out = list(out) if out is held else out
+        field = "arguments_delta" if key[0] is ToolCallDelta else "text"
+        for at, old, new in zip(places, texts, redacted_fragments(texts, spans), strict=True):
+            if new != old:
+                timed = held[at]
+                out[at] = _Rewritten(timed.t_ms, timed.event.model_copy(update={field: new}))
+    return out
+
+
+# The fields the providers' stream events carry text fragments in: OpenAI-style chat chunks
+# (``delta.content``, ``delta.reasoning_content`` / ``reasoning``, ``delta.refusal``,
+# ``function.arguments``), Anthropic's (``delta.text``, ``delta.partial_json``,
+# ``delta.thinking``) and a Responses-style ``delta``. Searched for by name: a pass over every
+# string field cost ~4× the events' own encoding.
+STREAMED_FIELDS = (
+    "content",
+    "reasoning_content",
+    "reasoning",
+    "refusal",
+    "arguments",
+    "text",
+    "partial_json",
+    "thinking",
+    "delta",
+)
+# One of them with a string value in JSON text: its name and its (escaped) text.
+_STREAMED = re.compile(rf'"({"|".join(STREAMED_FIELDS)})":\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
+
+
+def with_raw_streams_redacted(response: Any) -> Any:
+    """A raw response whose ``events`` (a stream's payloads as the providers record them: JSON
+    values, or the data's text) have each fragment of a secret redacted, a stream being every
+    string of one of ``STREAMED_FIELDS`` across the events, joined in order; ``response``
+    itself when nothing needs it.
+
+    Found in the events' JSON text without parsing or walking them (a C pass per response):
+    the escaped fragments of a field, joined, are the escaped stream, which ``may_hold_secrets``
+    reads. Only a response that may hold one is parsed; an event given as text that held a
+    piece is written again from its parsed value."""
+    if not isinstance(response, dict):
+        return response
+    events = response.get("events")
+    if not isinstance(events, list) or len(events) < 2:
+        return response
+    text = "\n".join(event if isinstance(event, str) else dumps(event) for event in events)
+    escaped: dict[str, list[str]] = {}
+    for name, fragment in _STREAMED.findall(text):
+        escaped.setdefault(name, []).append(fragment)
+    suspect = {
+        name
+        for name, parts in escaped.items()
+        if len(parts) > 1 and may_hold_secrets('"' + "".join(parts) + '"')
+    }
+    if not suspect:
+        return response
+    parsed = [_parsed(event) for event in events]
+    leaves: dict[str, list[tuple[Any, Any, str]]] = {}
+    _string_leaves(parsed, suspect, leaves)
+    changed: set[int] = set()
+    for name in suspect:
+        found = leaves.get(name, [])
+        texts = [text for _, _, text in found]
+        spans = secret_spans("".join(texts))
+        for (holder, key, old), new in zip(found, redacted_fragments(texts, spans), strict=True):
+            if new != old:
+                holder[key] = new
+                changed.add(id(holder))
+    if not changed:
+        return response
+    out = [
+        _written(event, value) if _holds(value, changed) else event
+        for event, value in zip(events, parsed, strict=True)
+    ]
+    return {**response, "events": out}
+
+
+def _parsed(event: Any) -> Any:
+    """A copy of an event to write redacted fragments into (text parsed when it is JSON)."""
+    try:
+        return json.loads(event if isinstance(event, str) else dumps(event))
+    except ValueError:
+        return event
+
+
+def _written(event: Any, value: Any) -> Any:
+    return json.dumps(value, ensure_ascii=False) if isinstance(event, str) else value
+
+
+def _holds(value: Any, holders: set[int]) -> bool:
+    if id(value) in holders:
+        return True
+    if isinstance(value, dict):
+        return any(_holds(item, holders) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds(item, holders) for item in value)
+    return False
+
+
+def _string_leaves(value: Any, names: set[str], out: dict[str, list[tuple[Any, Any, str]]]) -> None:
+    """Every string under a field in ``names``, in the order of the JSON text, with the object
+    holding it."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str):
+                if key in names:
+                    out.setdefault(key, []).append((value, key, item))
+            else:
+                _string_leaves(item, names, out)
+    elif isinstance(value, list):
+        for item in value:
+            _string_leaves(item, names, out)

@@ -1,0 +1,172 @@
+"""A secret split across a stream's deltas is redacted in every fragment that holds a piece of
+it: the export's delta lines and a raw response's stream events."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+
+from inspector.core.events import (
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallDelta,
+)
+from inspector.core.messages import user
+from inspector.core.records import RawExchange, Step, StepRequest
+from inspector.reports.jsonl_requests import RequestDeltas
+from inspector.reports.redact import redact
+from inspector.reports.stream_secrets import (
+    Span,
+    redacted_fragments,
+    secret_spans,
+    with_raw_streams_redacted,
+    with_streams_redacted,
+)
+
+SECRET = "hunter2hunter2XYZ"
+
+
+def _replaced(text: str, spans: list[Span]) -> str:
+    out, at = [], 0
+    for span in spans:
+        out += [text[at : span.start], span.replacement]
+        at = span.end
+    return "".join([*out, text[at:]])
+
+
+def _cut(text: str, rng: random.Random) -> list[str]:
+    cuts = sorted(rng.sample(range(len(text) + 1), rng.randint(0, min(6, len(text)))))
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def test_fragments_joined_are_the_text_with_each_span_replaced() -> None:
+    rng = random.Random(7)
+    for _ in range(2000):
+        text = "".join(rng.choice("ab c") for _ in range(rng.randint(0, 30)))
+        pairs = min(rng.randint(0, 2), (len(text) + 1) // 2)
+        points = sorted(rng.sample(range(len(text) + 1), 2 * pairs))
+        spans = [
+            Span(a, b, rng.choice(["[redacted]", '"[redacted]"']))
+            for a, b in zip(points[::2], points[1::2], strict=True)
+            if b > a
+        ]
+        fragments = _cut(text, rng)
+        redacted = redacted_fragments(fragments, spans)
+        assert len(redacted) == len(fragments)
+        assert "".join(redacted) == _replaced(text, spans)
+
+
+def test_a_fragment_outside_every_span_is_unchanged() -> None:
+    fragments = ["keep ", "this", " and ", "SECRET", " ok"]
+    spans = [Span(14, 20, "[redacted]")]
+    assert redacted_fragments(fragments, spans) == ["keep ", "this", " and ", "[redacted]", " ok"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f'{{"q": "x", "api_key": "{SECRET}"}}', '{"q": "x", "api_key": "[redacted]"}'),
+        (f'{{"password": {{"a": "{SECRET}"}}, "n": 1}}', '{"password": "[redacted]", "n": 1}'),
+        (f'{{"api_key": "{SECRET}', '{"api_key": "[redacted]"'),  # a stream cut short
+        ('{"api_key": null, "q": "x"}', '{"api_key": null, "q": "x"}'),
+        ("Authorization: Bearer abcdefgh12345678 done", "Authorization: [redacted] done"),
+        ("use sk-abcdefghijklmnopqrstu now", "use [redacted] now"),
+        ("password=hunter2 ok", "password=[redacted]"),  # a value may be two words
+        ("nothing secret here", "nothing secret here"),
+    ],
+)
+def test_secret_spans_follow_the_export_rules(text: str, expected: str) -> None:
+    assert _replaced(text, secret_spans(text)) == expected
+
+
+def test_a_string_holding_json_loses_its_credential_fields() -> None:
+    """A tool call's arguments as the wire sends them (a JSON text in a string), as the
+    message's own arguments (an object) are redacted."""
+    arguments = json.dumps({"q": "x", "api_key": SECRET})
+    assert redact({"arguments": arguments}) == {"arguments": '{"q": "x", "api_key": "[redacted]"}'}
+    assert redact({"arguments": '{"api_key": ""}'}) == {"arguments": '{"api_key": ""}'}
+
+
+class _Timed:
+    def __init__(self, t_ms: float, event: object) -> None:
+        self.t_ms = t_ms
+        self.event = event
+
+
+def _step_events(index: int, arguments: list[str], text: list[str]) -> list[_Timed]:
+    request = StepRequest(system="", messages=[user("hi")])
+    step = Step(index=index, attempt=1, status="success", request=request)
+    events: list[object] = [StepStarted(run_id="r", index=index, attempt=1, request=step.request)]
+    events += [
+        ToolCallDelta(run_id="r", index=index, call_index=0, arguments_delta=part)
+        for part in arguments
+    ]
+    events += [TextDelta(run_id="r", index=index, text=part) for part in text]
+    events.append(StepFinished(run_id="r", step=step))
+    return [_Timed(float(n), event) for n, event in enumerate(events)]
+
+
+def test_a_split_argument_is_redacted_in_every_delta_of_its_stream() -> None:
+    arguments = ['{"api_', 'key": "hun', "ter2hun", 'ter2XYZ"', "}"]
+    text = ["Authorization: Bea", "rer abcdefgh", "12345678 done"]
+    events = _step_events(1, arguments, text) + _step_events(2, ['{"q": ', '"x"}'], ["hi"])
+    out = list(with_streams_redacted(events))
+    assert [o.t_ms for o in out] == [e.t_ms for e in events]  # the same order
+    calls = [o.event.arguments_delta for o in out if isinstance(o.event, ToolCallDelta)]
+    assert "".join(calls[:5]) == '{"api_key": "[redacted]"}'
+    assert not any(part in "".join(calls) for part in ("hun", "ter2", "XYZ"))
+    said = "".join(o.event.text for o in out if isinstance(o.event, TextDelta))
+    assert said == "Authorization: [redacted] donehi"
+    # A stream without a secret is handed on as it came (its stored JSON kept).
+    assert [o is e for o, e in zip(out, events, strict=True)][-6:] == [True] * 6
+
+
+def test_deltas_of_a_step_that_never_finished_are_still_redacted() -> None:
+    events = _step_events(1, ['{"password": "pw', '123456"}'], [])[:-1]
+    out = list(with_streams_redacted(events))
+    calls = "".join(o.event.arguments_delta for o in out if isinstance(o.event, ToolCallDelta))
+    assert calls == '{"password": "[redacted]"}'
+
+
+def _openai_chunk(arguments: str) -> dict[str, object]:
+    call = {"index": 0, "function": {"arguments": arguments}}
+    return {"id": "c1", "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+
+
+def test_a_raw_stream_split_secret_is_redacted_in_its_events() -> None:
+    parts = ['{"api_', 'key": "hun', 'ter2hunter2XYZ"}']
+    response = {"status": 200, "events": [_openai_chunk(p) for p in parts] + ["[DONE]"]}
+    out = with_raw_streams_redacted(response)
+    calls = [e["choices"][0]["delta"]["tool_calls"][0] for e in out["events"][:3]]
+    args = [call["function"]["arguments"] for call in calls]
+    assert "".join(args) == '{"api_key": "[redacted]"}'
+    assert "hun" not in json.dumps(out) and response["events"][1] == _openai_chunk(parts[1])
+    anthropic = {
+        "status": 200,
+        "events": [
+            {"type": "content_block_delta", "index": 1, "delta": {"partial_json": p}}
+            for p in ['{"client_secret', '": "abc', 'def12345"}']
+        ],
+    }
+    out = with_raw_streams_redacted(anthropic)
+    joined = "".join(e["delta"]["partial_json"] for e in out["events"])
+    assert joined == '{"client_secret": "[redacted]"}'
+
+
+def test_a_raw_stream_without_a_secret_is_the_same_object() -> None:
+    response = {"status": 200, "events": [_openai_chunk('{"q": '), _openai_chunk('"x"}')]}
+    assert with_raw_streams_redacted(response) is response
+    assert with_raw_streams_redacted({"status": 200, "body": {"a": 1}}) is not None
+
+
+def test_the_export_writes_a_raw_stream_redacted() -> None:
+    parts = ['{"pass', 'word": "s3cr', 'et99"}']
+    raw = RawExchange(request={"url": "u"}, response={"events": [_openai_chunk(p) for p in parts]})
+    written = RequestDeltas().raw_piece(1, raw).written()
+    assert "s3cr" not in written and "et99" not in written
+    assert written.count("[redacted]") == 1
