@@ -110,6 +110,7 @@ assert {n for _, names in _BY_WORD for n in names} | {"bearer"} == set(_NEEDLES)
 # A JSON object's key (a string followed by ``:``) inside a string.
 _JSON_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*')
 _DECODER = json.JSONDecoder()
+_BARE_VALUE = re.compile(r"[^\s,;}\]]*")
 _QUOTED_REDACTED = json.dumps(REDACTED)
 
 
@@ -210,11 +211,17 @@ def json_value_spans(text: str) -> list[tuple[int, int]]:
         start = match.end()
         try:
             value, end = _DECODER.raw_decode(text, start)
-        except ValueError:
-            value, end = ..., len(text)
+        except ValueError:  # a string cut short runs to the end; prose, to its next break
+            cut_short = text.startswith('"', start)
+            value, end = ..., len(text) if cut_short else _bare_end(text, start)
         if value not in (None, "", REDACTED) and end > start:
             found.append((start, end))
     return found
+
+
+def _bare_end(text: str, start: int) -> int:
+    match = _BARE_VALUE.match(text, start)
+    return start if match is None else match.end()
 
 
 def _json_values_redacted(text: str) -> str:

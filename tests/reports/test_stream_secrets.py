@@ -170,3 +170,9 @@ def test_the_export_writes_a_raw_stream_redacted() -> None:
     written = RequestDeltas().raw_piece(1, raw).written()
     assert "s3cr" not in written and "et99" not in written
     assert written.count("[redacted]") == 1
+
+
+def test_prose_quoting_a_credential_name_loses_one_word_not_the_rest() -> None:
+    text = 'the "password": field is required, see docs'
+    expected = 'the "password": "[redacted]" is required, see docs'
+    assert _replaced(text, secret_spans(text)) == expected
