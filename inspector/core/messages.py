@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from inspector.core.compact_json import dumps_spaced
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -28,7 +30,7 @@ class ToolCall(BaseModel):
     def arguments_json(self) -> str:
         if isinstance(self.arguments, str):
             return self.arguments
-        return json.dumps(self.arguments, ensure_ascii=False)
+        return dumps_spaced(self.arguments)
 
 
 class Message(BaseModel):

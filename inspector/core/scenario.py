@@ -304,10 +304,19 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
 
 
 def scenario_from_dict(
-    data: dict[str, Any], *, source: str, base_dir: Path, overrides: list[str] | None = None
+    data: dict[str, Any],
+    *,
+    source: str,
+    base_dir: Path,
+    overrides: list[str] | None = None,
+    owned: bool = False,
 ) -> Scenario:
+    """``owned``: ``data`` is the caller's to give away (just parsed, never used again), so it
+    is not copied first (a long script's deep copy)."""
     overrides = list(overrides or [])
-    data = apply_overrides(copy.deepcopy(data), overrides)  # never the caller's tables
+    if not owned:
+        data = copy.deepcopy(data)  # never the caller's tables
+    data = apply_overrides(data, overrides)
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
@@ -371,4 +380,5 @@ def load_scenario(
     name = source or str(p)
     text = read_input_file(p, name)
     data = read_scenario_toml(text, name)
-    return scenario_from_dict(data, source=name, base_dir=p.resolve().parent, overrides=overrides)
+    base_dir = p.resolve().parent
+    return scenario_from_dict(data, source=name, base_dir=base_dir, overrides=overrides, owned=True)

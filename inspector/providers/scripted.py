@@ -36,6 +36,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, get_args
 
+from inspector.core.compact_json import dumps_spaced
 from inspector.core.errors import ProviderError
 from inspector.core.messages import Message, ToolCall
 from inspector.core.policy import OutputMode
@@ -256,9 +257,9 @@ def _add_call(
             parsed = None
         value: dict[str, Any] | str = parsed if isinstance(parsed, dict) else raw
     elif isinstance(raw, dict):
-        args_json, value = json.dumps(raw, ensure_ascii=False), raw
+        args_json, value = dumps_spaced(raw), raw
     else:  # a non-object final output: sent as the raw JSON it is
-        args_json = json.dumps(raw, ensure_ascii=False)
+        args_json = dumps_spaced(raw)
         value = args_json
     calls.append(ToolCall(id=call_id or f"call_{n}_{len(calls)}", name=name, arguments=value))
     arguments.append(args_json)

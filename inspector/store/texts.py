@@ -73,6 +73,20 @@ class TextWriter:
             return {LIT: out} if len(out) == 1 and next(iter(out)) in MARKS else out
         return value
 
+    def may_encode(self, text: str) -> bool:
+        """Whether ``encode`` may change the value whose compact JSON is ``text``: only when
+        it holds a string of ``text_min`` characters or more, or a dict whose first key starts
+        with ``$``. False: ``encode`` would return an equal value, so it need not walk it.
+        Conservative (a long run of numbers, a long key also say True)."""
+        if '{"$' in text:
+            return True
+        if len(text) < self.text_min:
+            return False
+        # A JSON string is at least as long as the text it holds; with its escaped quotes and
+        # backslashes blanked (same length), it is one piece of the text split at quotes.
+        flat = text.replace("\\\\", "__").replace('\\"', "__")
+        return max(map(len, flat.split('"'))) >= self.text_min
+
     def body(self, body: str) -> str:
         """A JSON text in its stored form (unchanged when it has nothing to refer to)."""
         if len(body) < self.text_min and not marked(body):

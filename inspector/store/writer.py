@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspector.core.credentials import redact, redact_scenario_source
+from inspector.core.credentials import redact, redact_scenario_source, source_may_redact
 from inspector.core.events import RunStarted
 from inspector.core.messages import Message
 from inspector.core.raw_body import messages_path
@@ -51,6 +51,31 @@ class _Chain:
     # their hash, so an unchanged frame is not serialised again.
     frame_parts: tuple[Any, ...] = ()
     frame: str = ""
+
+
+def stored_source(texts: TextWriter, source: Any) -> Any:
+    """A scenario's source redacted and with its large texts referenced:
+    ``texts.encode(redact_scenario_source(source))``, except that a top-level entry whose JSON
+    shows nothing to redact or refer to (``source_may_redact``, ``TextWriter.may_encode``) is
+    kept as it is, not walked twice in Python: a scripted turn's ``script`` of 1,000 entries
+    cost ~30 ms so."""
+    if not isinstance(source, dict):
+        return texts.encode(redact_scenario_source(source))
+    walked = [key for key, value in source.items() if _may_change(texts, {key: value})]
+    if len(walked) == len(source):
+        return texts.encode(redact_scenario_source(source))
+    redacted = redact_scenario_source({key: source[key] for key in walked})
+    out = {
+        key: texts.encode(redacted[key]) if key in redacted else value
+        for key, value in source.items()
+    }
+    # ``encode``'s rule for a dict whose only key is a marker
+    return {text_rows.LIT: out} if len(out) == 1 and next(iter(out)) in text_rows.MARKS else out
+
+
+def _may_change(texts: TextWriter, value: Any) -> bool:
+    text = dumps(value)
+    return source_may_redact(text) or texts.may_encode(text)
 
 
 class RowWriter:
@@ -165,7 +190,7 @@ class RowWriter:
         known = self._sources.get(run_id)
         if known is not None and known[0] == source:
             return known[1]
-        stored = self.texts.encode(redact_scenario_source(source))
+        stored = stored_source(self.texts, source)
         self._sources[run_id] = (source, stored)
         return stored
 

@@ -101,6 +101,34 @@ def test_timeline_lists_each_step_and_the_outcome(capsys: pytest.CaptureFixture[
     )
 
 
+def test_the_timeline_run_is_not_read_back_but_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --json nothing prints the record: the run is not read again (a read of every
+    step), and the exit code and the stored run are as with --json."""
+    from inspector.store import Store
+
+    db = tmp_path / "runs.sqlite3"
+    loads: list[str] = []
+    original = Store.load
+
+    def counted(self: Store, run_id: str) -> RunRecord:
+        loads.append(run_id)
+        return original(self, run_id)
+
+    monkeypatch.setattr(Store, "load", counted)
+    assert main(["run", "demo:invalid-output-fallback", "--db", str(db)]) == 0
+    assert loads == []
+    assert main(["run", "demo:invalid-output-fallback", "--db", str(db), "--json"]) == 0
+    assert len(loads) == 1
+    capsys.readouterr()
+    monkeypatch.undo()
+    with Store.open(db) as store:
+        runs = store.runs()
+        assert [r.status for r in runs] == ["fallback", "fallback"]
+        assert len(store.load(runs[1].run_id).steps) == len(store.load(runs[0].run_id).steps)
+
+
 def test_set_changes_the_policy_and_the_outcome(capsys: pytest.CaptureFixture[str]) -> None:
     code, record = run_json(capsys, "demo:step-cap", "--set", "policy.final_step=none")
     assert (record.status, record.termination, code) == ("failed", "step_cap", 1)

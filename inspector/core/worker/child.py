@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -246,10 +247,7 @@ class Worker:
         return self._loop
 
     def _await(self, awaitable: Any) -> Any:
-        async def wait() -> Any:
-            return await awaitable
-
-        return self._event_loop().run_until_complete(wait())
+        return self._event_loop().run_until_complete(awaitable)
 
     def _describe(self, exc: BaseException) -> str:
         if isinstance(exc, MemoryError) and self.memory_mb:
@@ -283,12 +281,12 @@ def _limit_memory(memory_mb: int) -> None:
 def serve(conn: Connection, worker: Worker) -> None:
     while True:
         try:
-            request = conn.recv()
+            request = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):
             return  # the app closed its end
         for reply in worker.replies(request):
             try:
-                conn.send(reply)
+                conn.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
             except (EOFError, OSError):
                 return
             except Exception as exc:  # the value cannot be pickled: say so instead

@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import math
 import os
+import pickle
 import select
 import socket
 import subprocess
@@ -137,7 +138,7 @@ class WorkerProcess:
 
     def send(self, request: Request) -> None:
         try:
-            self.conn.send(request)
+            self.conn.send_bytes(pickle.dumps(request, pickle.HIGHEST_PROTOCOL))
         except OSError:
             raise WorkerGone(self._death()) from None
 
@@ -192,7 +193,7 @@ class WorkerProcess:
         """The next reply; None for a ``Ping``'s (read and dropped: a reply is for the request
         sent after it)."""
         try:
-            reply: Reply = self.conn.recv()
+            reply: Reply = pickle.loads(self.conn.recv_bytes())
         except (EOFError, OSError):
             raise WorkerGone(self._death()) from None
         if self.pinged:
