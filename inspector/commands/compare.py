@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TextIO
 
@@ -48,8 +47,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
         )
     comparison = compare_runs(records)
     if args.json:
-        json.dump(comparison.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        from inspector.reports.record_json import write_json
+
+        write_json(comparison.model_dump(mode="json"), out)
     else:
         out.write(render_comparison(comparison, width=args.width))
     return 0

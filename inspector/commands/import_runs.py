@@ -4,7 +4,6 @@ as runs (docs/formats.md). Each run carries a fidelity report: what a replay of 
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING, TextIO
 
 from inspector.commands import add_db_argument
@@ -51,8 +50,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
         stored = [store.load(r.run_id) for r in records]
     if args.json:
         dumped = [r.model_dump(mode="json") for r in stored]
-        json.dump(dumped[0] if len(dumped) == 1 else dumped, out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        from inspector.reports.record_json import write_json
+
+        write_json(dumped[0] if len(dumped) == 1 else dumped, out)
         return 0
     for record in stored:
         out.write(summary_line(record) + "\n")

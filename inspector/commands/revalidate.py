@@ -10,7 +10,6 @@ passes all validators, 1 otherwise; 2 for bad input.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -65,8 +64,9 @@ def _matrix(args: argparse.Namespace, out: TextIO) -> int:
     with open_store_for_reading(args.db) as store:
         table = revalidate_scenario(store, args.scenario, args.validators)
     if args.json:
-        json.dump(table.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        from inspector.reports.record_json import write_json
+
+        write_json(table.model_dump(mode="json"), out)
     else:
         out.write(format_matrix(table) + "\n")
     ok = all(r.error is None and r.passed_after for r in table.rows)
@@ -91,8 +91,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
         record = store.load(args.run_id)
     result = recheck(record, args.validators)
     if args.json:
-        json.dump(result.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        from inspector.reports.record_json import write_json
+
+        write_json(result.model_dump(mode="json"), out)
     else:
         out.write(format_result(result) + "\n")
     return EXIT_OK if result.accepted_after is not None else EXIT_FAILED

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, TextIO
 
@@ -54,8 +53,9 @@ def drive(turn: Turn, finished: list[RunRecord]) -> RunRecord:
 
 
 def print_record(record: RunRecord, out: TextIO) -> None:
-    json.dump(record.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    from inspector.reports.record_json import write_record_json
+
+    write_record_json(record, out)
 
 
 def terminal_sink(out: TextIO, *, as_json: bool, finished: list[RunRecord]) -> EventSink:

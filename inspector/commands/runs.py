@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
@@ -82,8 +81,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     with open_store_for_reading(args.db) as store:
         summaries = store.runs(scenario=args.scenario, limit=args.limit)
     if args.json:
-        json.dump([s.model_dump(mode="json") for s in summaries], out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        from inspector.reports.record_json import write_json
+
+        write_json([s.model_dump(mode="json") for s in summaries], out)
     elif not summaries and args.scenario:
         out.write(f"no run of scenario {args.scenario!r} in {store.path}\n")
     else:

@@ -8,7 +8,6 @@ kept), 2 for bad input (a bad grid: one line naming the arm, field and value).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 from pathlib import Path
@@ -146,8 +145,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
         line.end()
         report = use.report_of(store, store.sweep(sweep_id))
     if args.json:
-        json.dump(report.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        from inspector.reports.record_json import write_json
+
+        write_json(report.model_dump(mode="json"), out)
     else:
         out.write(format_text(report) + "\n")
     if cancelled:

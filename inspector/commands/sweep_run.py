@@ -127,7 +127,6 @@ def export_sweep(
 
 def revalidate_sweep(args: argparse.Namespace, out: TextIO) -> int:
     """``revalidate --sweep SWEEP_ID [--validators FILE]``: exit 0 when no arm changes place."""
-    import json
 
     from inspector.commands.revalidate import recheck
     from inspector.store import Store
@@ -148,8 +147,9 @@ def revalidate_sweep(args: argparse.Namespace, out: TextIO) -> int:
     after = build_report(sweep.sweep_id, sweep.created_at, spec, after_facts)
     result = compare(before, after, passes, runs)
     if args.json:
-        json.dump(result.model_dump(mode="json"), out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        from inspector.reports.record_json import write_json
+
+        write_json(result.model_dump(mode="json"), out)
     else:
         out.write(format_revalidation(result) + "\n")
     return 1 if result.rank_changed else 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TextIO
 
 from inspector.commands import add_db_argument
@@ -23,8 +22,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     with Store.open(args.db) as store:
         sweeps = store.sweeps()
     if args.json:
-        json.dump([s.model_dump(mode="json") for s in sweeps], out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        from inspector.reports.record_json import write_json
+
+        write_json([s.model_dump(mode="json") for s in sweeps], out)
         return 0
     if not sweeps:
         out.write(f"no sweep recorded yet in {store.path}\n")
