@@ -27,7 +27,7 @@ from inspector.app.timeline.timeline_view import TimelineView
 from inspector.app.validators.validators_panel import ValidatorsPanel
 from inspector.app.widgets.message_bar import MessageBar
 from inspector.core.errors import InspectorError
-from inspector.core.lazy_steps import light_rows, put_whole
+from inspector.core.lazy_steps import light_rows, light_steps, put_whole
 from inspector.core.live import LiveRun
 from inspector.store import Store
 from inspector.workflows.runs import load_light_run, load_step, release_run
@@ -99,7 +99,7 @@ async def fill(window: StoredRunWindow, run: LiveRun, read: Read) -> None:
     if window.focus.shown is not run or not run.light:  # another run is shown now
         await loop.run_in_executor(None, release_run, full)  # freed off the UI thread
         return
-    light = light_rows(run)
+    light = light_steps(run)  # freed below off the UI thread, as its only holder
     run.fill(full)
     window.timeline.steps_filled()
     window.attempts.show_run(run)
@@ -111,8 +111,8 @@ async def fill(window: StoredRunWindow, run: LiveRun, read: Read) -> None:
         window.status.show_record(full.record)
     window.validators.show_run(run)
     settle_loaded()
-    if light is not None:  # the light steps' bodies freed off the UI thread
-        await loop.run_in_executor(None, light.release)
+    if light is not None:  # the light steps (bodies, steps built) freed off the UI thread:
+        await loop.run_in_executor(None, light.release)  # 10,000 built held it ~25 ms
 
 
 _FETCHES: set[asyncio.Task[None]] = set()  # steps being read alone (tasks are weak refs)

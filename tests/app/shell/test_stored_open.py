@@ -224,3 +224,34 @@ def test_the_fills_renders_each_run_in_a_loop_turn_of_their_own(
     qtbot.wait(50)
     turns = [turn for _, turn in ran]
     assert all(later - earlier >= 2 for earlier, later in pairwise(turns)), ran
+
+
+def test_the_light_steps_the_fill_replaces_are_freed_off_the_ui_thread(
+    window: MainWindow, store: Store, qtbot: QtBot, gated: threading.Event
+) -> None:
+    """The fill replaces the light steps (each step built when read, those with notes built
+    by the light read): the UI thread does not free them — a worker drops what they built
+    and read, and what the UI thread lets go of then is empty."""
+    import gc
+    import weakref
+
+    from inspector.core.lazy_steps import light_rows, light_steps
+
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    run = window.shown
+    steps, rows = light_steps(run), light_rows(run)
+    assert steps is not None and rows is not None
+    built = weakref.ref(steps[2])  # a light step, built on the UI thread when read
+    freed_on: list[bool] = []
+    ui = threading.get_ident()
+    weakref.finalize(built(), lambda: freed_on.append(threading.get_ident() == ui))
+    assert steps.built() > 0 and rows.built() > 0 and rows.held() > 0
+    gc.collect()
+    gated.set()
+    qtbot.waitUntil(lambda: not run.light, timeout=10_000)
+    qtbot.waitUntil(lambda: steps.built() == 0 and rows.held() == 0, timeout=10_000)
+    assert rows.built() == 0 and built() is None
+    assert freed_on == [False]  # dropped by the worker, by reference counting
