@@ -18,6 +18,7 @@ from typing import Protocol
 from PySide6.QtWidgets import QLabel, QStatusBar
 
 from inspector.app.detail.attempts_view import AttemptsView
+from inspector.app.detail.model_saw import run_failures
 from inspector.app.detail.step_detail import StepDetail
 from inspector.app.runtime.gui_collector import collection_held, settle_loaded
 from inspector.app.runtime.run_focus import RunFocus
@@ -91,6 +92,7 @@ async def fill(window: StoredRunWindow, run: LiveRun, read: Read) -> None:
     try:
         with collection_held():
             full = await loop.run_in_executor(None, read, window.store.path, run.run_id)
+            failures = await loop.run_in_executor(None, run_failures, full)  # Model saw's marks
     except InspectorError as exc:
         if window.focus.shown is run and window.focus.loading is None:
             window.show_loaded(LiveRun())  # nothing half-read stays on screen
@@ -101,6 +103,7 @@ async def fill(window: StoredRunWindow, run: LiveRun, read: Read) -> None:
         return
     light = light_steps(run)  # freed below off the UI thread, as its only holder
     run.fill(full)
+    window.detail.model_saw_pane.adopt_failures(run, failures)
     window.timeline.steps_filled()
     window.attempts.show_run(run)
     selected = window.timeline.selected_step()

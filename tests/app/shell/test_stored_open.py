@@ -255,3 +255,45 @@ def test_the_light_steps_the_fill_replaces_are_freed_off_the_ui_thread(
     qtbot.waitUntil(lambda: steps.built() == 0 and rows.held() == 0, timeout=10_000)
     assert rows.built() == 0 and built() is None
     assert freed_on == [False]  # dropped by the worker, by reference counting
+
+
+def test_the_model_saw_marks_index_of_the_filled_run_is_built_off_the_ui_thread(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The full read's ``FailureIndex`` (what earlier attempts left in the request) is built
+    on the worker thread beside it; the Step detail's render after the fill looks at no
+    attempt again, and its marks are those a whole read shows."""
+    from inspector.reports.request_marks import FailureIndex
+
+    looked_on_ui: list[int] = []
+    ui = threading.get_ident()
+    real = FailureIndex.update
+
+    def counted(self: FailureIndex, *args: object, **kwargs: object) -> None:
+        before = self.visited
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+        if threading.get_ident() == ui:
+            looked_on_ui.append(self.visited - before)
+
+    monkeypatch.setattr(FailureIndex, "update", counted)
+    record = every_shape()
+    store.save(record)
+    window.detail.tabs.setCurrentIndex(0)  # Model saw
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    run = window.shown
+    gated.set()
+    qtbot.waitUntil(lambda: not run.light, timeout=10_000)
+    pane = window.detail.model_saw_pane
+    qtbot.waitUntil(lambda: "Loading" not in pane.chat.toPlainText())
+    window.detail.show_step(run, len(record.steps))
+    assert pane._failures.visited > 0 and sum(looked_on_ui) == 0
+
+    shown = pane.chat.toHtml()
+    pane.clear("")  # its index let go: the next render builds one on the UI thread
+    window.detail.show_step(run, len(record.steps))
+    assert sum(looked_on_ui) > 0 and pane.chat.toHtml() == shown  # the same marks
