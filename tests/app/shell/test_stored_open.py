@@ -297,3 +297,59 @@ def test_the_model_saw_marks_index_of_the_filled_run_is_built_off_the_ui_thread(
     pane.clear("")  # its index let go: the next render builds one on the UI thread
     window.detail.show_step(run, len(record.steps))
     assert sum(looked_on_ui) > 0 and pane.chat.toHtml() == shown  # the same marks
+
+
+def test_the_attempts_index_of_the_filled_run_is_built_off_the_ui_thread(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Attempts tab shows the filled run from an ``AttemptIndex`` built on the worker
+    thread beside the full read: it indexes none of the run's steps on the UI thread, and
+    shows what it shows when it indexes them itself."""
+    from inspector.app.detail.attempt_index import AttemptIndex
+
+    indexed_on_ui: list[int] = []
+    ui = threading.get_ident()
+    real = AttemptIndex.update
+
+    def counted(self: AttemptIndex, steps: list[object], *args: object) -> bool:
+        before = len(self)
+        more = real(self, steps, *args)  # type: ignore[arg-type]
+        if threading.get_ident() == ui:
+            indexed_on_ui.append(len(self) - before)
+        return more
+
+    monkeypatch.setattr(AttemptIndex, "update", counted)
+    from inspector.app.detail.attempts_view import AttemptsView
+
+    renders: list[str] = []  # the page rendered by a refresh (its own turn), or apart
+    for name in ("refresh", "_render_page"):
+        method = getattr(AttemptsView, name)
+        monkeypatch.setattr(
+            AttemptsView,
+            name,
+            lambda self, _m=method, _n=name: (renders.append(_n), _m(self))[1],
+        )
+    record = every_shape()
+    store.save(record)
+    window.centre_tabs.show_attempts()
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    run = window.shown
+    qtbot.waitUntil(lambda: window.detail.current_step == len(record.steps))
+    renders.clear()
+    gated.set()
+    qtbot.waitUntil(lambda: not run.light, timeout=10_000)
+    attempts = window.attempts
+    qtbot.waitUntil(lambda: attempts.page.text() != LOADING and bool(attempts.attempt_columns))
+    assert sum(indexed_on_ui) == 0
+    # the selected step's attempt (the last) shown by the refresh, not rendered in the fill
+    assert renders[:2] == ["refresh", "_render_page"], renders
+    assert attempts.selected_attempt == record.steps[-1].attempt
+    shown = [c.title.text() for c in attempts.attempt_columns], attempts.page.text()
+    attempts.show_run(run)  # its own index, built on the UI thread at its refresh
+    qtbot.waitUntil(lambda: sum(indexed_on_ui) > 0)
+    assert ([c.title.text() for c in attempts.attempt_columns], attempts.page.text()) == shown
