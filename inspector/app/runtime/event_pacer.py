@@ -8,10 +8,6 @@ later turn runs queued calls, in order, for one slice, after Qt has painted and 
 Nothing is dropped or reordered: a call made after the run's events (the runner's
 ``finished``) runs after them. ``slice_s=math.inf`` delivers everything at once (tests).
 
-``later_event(slot, event)`` is ``later`` for an engine event; a run's end (``RunFinished``:
-every view brought to the final state, ~10-14 ms) starts a slice of its own, so the last slice
-of events, then the end with its repaint, are two stalls, not one.
-
 ``alone(slot)`` runs a view's heavy update in an event-loop turn of its own, with no events in
 it: following a streaming run repaints the whole timeline, and that repaint plus a slice of
 events in the same turn was one stall of both.
@@ -25,8 +21,6 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
-
-from inspector.core.events import Event, RunFinished
 
 SLICE_S = 0.010  # work per event-loop turn at least; one call may run past it (not cut)
 SLICE_MAX_S = 0.020  # at most, when the turn's other work (a repaint) takes longer
@@ -88,13 +82,6 @@ class EventPacer(QObject):
             if self._clock() >= self._slice_end:
                 self._spent = True
                 self._wake()
-
-    def later_event(self, slot: Callable[[Event], Any], event: Event) -> None:
-        """``later(slot, event)``; a run's end (``RunFinished``) ends the slice before it: it
-        starts a slice of its own, at a later turn when events came before it in this one."""
-        if isinstance(event, RunFinished):
-            self.later(self.end_slice)
-        self.later(slot, event)
 
     def alone(self, slot: Callable[[], Any]) -> None:
         """Runs ``slot()`` at the next event-loop turn instead of a slice of events (once
@@ -176,7 +163,6 @@ class EventPacer(QObject):
         calls, self._alone = self._alone, []
         for call in calls:
             call()
-        self._spent = False  # a queued end_slice ended nothing: the next call runs at once
 
     def _wake(self) -> None:
         if not self._timer.isActive():

@@ -245,7 +245,7 @@ class MainWindow(QMainWindow):
         self.timeline.stepSelected.connect(self._step_selected)
         self.timeline.show_cleared_box.toggled.connect(self.show_cleared_action.setChecked)
         runner.preparing.connect(self._preparing)
-        runner.engineEvent.connect(lambda event: self.pacer.later_event(self._on_event, event))
+        runner.engineEvent.connect(lambda event: self.pacer.later(self._on_event, event))
         self.timeline.follow_turn = self.pacer.alone  # a follow's repaint: a turn of its own
         runner.finished.connect(lambda record: self.pacer.later(self._finished, record))
         runner.failed.connect(lambda line: self.pacer.later(self._failed, line))

@@ -186,22 +186,3 @@ def test_the_loop_turns_again_while_the_turn_let_go_held_a_repaint(qtbot: QtBot)
     clock.now += 0.020
     assert pacer.run_slice() == 5 and pacer.turns_yielded == 5
     assert seen == list(range(14))  # in order, none lost
-
-
-def test_a_runs_end_starts_a_slice_of_its_own(qtbot: QtBot) -> None:
-    """``later_event``: the events before a ``RunFinished`` end their slice there, though it
-    has time left; the run's end and what follows it (the runner's ``finished``) run at a
-    later turn, in order."""
-    from tests.helpers.demo_events import demo_run
-
-    events, _ = demo_run("retry-feedback")
-    assert events[-1].kind == "run_finished"
-    pacer, seen = EventPacer(slice_s=1.0, slice_max_s=1.0, yield_after_s=1.0), []
-    for event in events:
-        pacer.later_event(seen.append, event)
-    pacer.later(seen.append, "finished")
-    assert seen == list(events[:-1]) and pacer.pending == 2  # the slice had time left
-    pacer._timer.stop()
-    assert pacer.run_slice() == 2 and seen == [*events, "finished"]
-    pacer.later_event(seen.append, events[0])  # a new run: its events run at once again
-    assert seen[-1] is events[0]
