@@ -9,9 +9,9 @@ own engine (scripted model) into the store, as ``agent-inspector run`` records t
    far) played back at "max" speed, the Step tab showing each new step. Events per second from
    play to the end. Goal ≥ 1,000/s. Peer: the same events folded into a bare ``LiveRun``.
 2. *10,000 attempts*: a turn whose first 9,999 drafts fail a validator, opened from the runs
-   list with the Attempts tab in front (the worst case): from ``show_stored_run`` to the page
-   of its last attempts shown. Goal < 1 s, no stall > 50 ms. Peer: a bare ``QListView`` of
-   10,000 lines.
+   list (once the window has listed it) with the Attempts tab in front (the worst case): from
+   ``show_stored_run`` to the page of its last attempts shown. Goal < 1 s, no stall > 50 ms.
+   Peer: a bare ``QListView`` of 10,000 lines.
 3. *Collector*: a 100,000-step run shown; a full ``gc.collect()`` after ``settle_loaded`` (the
    window freezes a shown run out of the collector's scans). Goal < 50 ms. Peer: the same full
    collection without the freeze.
