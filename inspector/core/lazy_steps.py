@@ -11,6 +11,7 @@ the full record replaces them (``LiveRun.fill``) once it is read.
 
 from __future__ import annotations
 
+import time
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, cast, overload
@@ -21,6 +22,12 @@ from inspector.core.records import RunRecord, Step
 T = TypeVar("T")
 
 RELEASE_SLICE = 5_000  # items freed per call (``release``, workflows/runs.release_run)
+# Built steps freed per call (``BuiltWhenRead.release``): ~0.5 ms of the GIL each (10,000 built
+# `Step`s and their `LiveStep`s freed at once held it ~20–26 ms).
+RELEASE_BUILT = 250
+# A releasing worker sleeps this long between two slices: a thread waiting for the GIL (the UI
+# thread) takes it then, instead of after the interpreter's 5 ms switch interval.
+RELEASE_PAUSE_S = 0.0005
 # A step whose request holds more messages is not read alone while the run is light: its
 # messages would cost what the whole read's do (and freeing them holds the GIL).
 ALONE_MAX = 5_000
@@ -56,6 +63,20 @@ class BuiltWhenRead(Sequence[T]):
         for n in range(len(self._items)):
             yield self[n]
 
+    def release(self) -> None:
+        """Drops the items built so far, ``RELEASE_BUILT`` at a time: for a worker thread, once
+        nothing reads this sequence (the full steps replaced it, or nobody shows its run)."""
+        items = self._items
+        for end in range(len(items), 0, -RELEASE_BUILT):
+            start = max(end - RELEASE_BUILT, 0)
+            if any(item is not None for item in items[start:end]):
+                items[start:end] = [None] * (end - start)
+                time.sleep(RELEASE_PAUSE_S)
+
+    def built(self) -> int:
+        """How many items were built and are kept (tests, benchmarks)."""
+        return len(self._items) - self._items.count(None)
+
 
 class StepRows(BuiltWhenRead[Step]):
     """Steps 1..n of a stored run, each built once, when first read. ``attempts[n]``,
@@ -83,9 +104,12 @@ class StepRows(BuiltWhenRead[Step]):
 
     def release(self) -> None:
         """Empties what the steps are built from, a slice at a time (the full steps replaced
-        them; 100,000 bodies freed at once hold the GIL ~50 ms): on a worker thread."""
+        them; 100,000 bodies freed at once hold the GIL ~50 ms), then the steps built: on a
+        worker thread."""
         while self._held:
             del self._held[-RELEASE_SLICE:]
+            time.sleep(RELEASE_PAUSE_S)
+        super().release()
 
     def _make(self, position: int) -> Step:
         return self._build(position)
@@ -93,10 +117,6 @@ class StepRows(BuiltWhenRead[Step]):
     def held(self) -> int:
         """How many stored bodies are still held (tests: ``release`` emptied them)."""
         return len(self._held)
-
-    def built(self) -> int:
-        """How many steps were built so far (tests, benchmarks)."""
-        return len(self._items) - self._items.count(None)
 
     def put(self, step: Step) -> None:
         """``step``, read whole (``Store.load_step``), replaces its light one."""
@@ -123,6 +143,12 @@ class LazyLiveSteps(BuiltWhenRead[LiveStep]):
     def _make(self, position: int) -> LiveStep:
         return LiveStep.from_step(self.rows[position])
 
+    def release(self) -> None:
+        """Drops the ``LiveStep``s built, then the rows' bodies and steps (``StepRows.release``):
+        for a worker thread, once nothing reads them."""
+        super().release()
+        self.rows.release()
+
     def put(self, step: Step) -> None:
         """``step``, read whole, replaces its light one (``StepRows.put``)."""
         self.rows.put(step)
@@ -148,6 +174,13 @@ def put_whole(run: LiveRun, step: Step) -> bool:
         return False
     steps.put(step)
     return True
+
+
+def light_steps(run: LiveRun) -> LazyLiveSteps | None:
+    """A light run's steps (None: its steps are plain lists): ``release`` them off the UI
+    thread once the full steps replace them."""
+    steps: object = run.steps
+    return steps if isinstance(steps, LazyLiveSteps) else None
 
 
 def light_rows(run: LiveRun) -> StepRows | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspector.core.lazy_steps import RELEASE_SLICE, light_rows, light_run
+from inspector.core.lazy_steps import RELEASE_SLICE, light_rows, light_run, light_steps
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Step
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
@@ -47,10 +47,10 @@ def release_run(run: LiveRun) -> None:
     """Empties ``run``, which nothing else holds, a slice at a time: for a worker thread. A
     100,000-step run dropped at once is one C call freeing millions of objects with the GIL
     held (~0.8 s: a frozen window); slice by slice, other threads run in between. A light
-    run's steps (``core/lazy_steps``: read-only sequences) are emptied through their rows."""
-    rows = light_rows(run)
-    if rows is not None:
-        rows.release()
+    run's steps (``core/lazy_steps``: read-only sequences) drop what they built and read."""
+    steps = light_steps(run)
+    if steps is not None:
+        steps.release()
     candidates: list[Any] = [run.finals, run.steps]
     if run.record is not None:
         candidates += [run.record.steps, run.record.transcript]

@@ -183,14 +183,19 @@ class AttemptsView(QWidget):
 
     # ---- what the window calls -----------------------------------------------------------------
 
-    def show_run(self, run: LiveRun) -> None:
+    def show_run(
+        self, run: LiveRun, index: AttemptIndex | None = None, current: int | None = None
+    ) -> None:
         """Shows ``run``'s attempts; a run opened light (``LiveRun.light``) shows none and says
-        it is loading, until the window shows it again with its full steps."""
+        it is loading, until the window shows it again with its full steps. ``index``: the
+        ``AttemptIndex`` of ``run.steps``, built on a worker thread (a long stored run's);
+        ``current``: the step selected elsewhere, whose attempt the first render selects."""
         self._loading = run.light
         self._run = LiveRun() if run.light else run
-        self._index = AttemptIndex()
+        self._index = AttemptIndex() if index is None or run.light else index
         self._bound = [None] * len(self._columns)
-        self._first, self._selected, self._wanted = 0, None, None
+        self._first, self._selected = 0, None
+        self._wanted = None if run.light else current
         self._timer.stop()
         self._stale = True  # rendered at the next event-loop turn, not inside the caller's
         if self.on_screen() and not self._catch_up:

@@ -80,6 +80,21 @@ class RunSteps(Sequence[Step]):
 WHOLE_LATER = "Badges and diffs come once the whole run is read."
 
 
+def run_failures(
+    run: LiveRun, failures: FailureIndex | None = None, steps: Sequence[Step] | None = None
+) -> FailureIndex:
+    """``failures`` (a new one when None) grown with the attempts of ``run`` ended so far, as
+    the pane grows its own (``steps``: ``RunSteps(run)``). Qt-free: the full read of a long
+    stored run builds it on a worker thread (``stored_open.fill``: 10,000 attempts are
+    ~10-20 ms of the first render of a step otherwise)."""
+    failures = FailureIndex() if failures is None else failures
+    if len(run.finals) == len(run.steps):  # each step's final Step, or None: plain lists
+        failures.update(run.finals, run.steps)
+    else:
+        failures.update(RunSteps(run) if steps is None else steps)
+    return failures
+
+
 class ModelSawPane(QWidget):
     """The line above the request, the two diff toggles, and the request (or its diff)."""
 
@@ -178,6 +193,11 @@ class ModelSawPane(QWidget):
             self.mode = MESSAGES
         self._show_mode()
 
+    def adopt_failures(self, run: LiveRun, failures: FailureIndex) -> None:
+        """``failures``: ``run``'s ``FailureIndex`` as it is now (``run_failures``, built on a
+        worker thread), kept while the run's steps and record are these."""
+        self._failures, self._failures_of = failures, (run.steps, run.record)
+
     def _failures_for(self, run: LiveRun, steps: RunSteps) -> FailureIndex:
         """The shown run's ``FailureIndex``, grown as its steps arrive (each attempt looked at
         once); a new one for another run, or once the run's record replaced its steps."""
@@ -185,11 +205,7 @@ class ModelSawPane(QWidget):
         if steps_of is not run.steps or record_of is not run.record:
             self._failures = FailureIndex()
             self._failures_of = (run.steps, run.record)
-        if len(run.finals) == len(run.steps):  # each step's final Step, or None: plain lists
-            self._failures.update(run.finals, run.steps)
-        else:
-            self._failures.update(steps)
-        return self._failures
+        return run_failures(run, self._failures, steps)
 
     def changeEvent(self, event: QEvent) -> None:
         """A light/dark palette change re-tints the diff shown, where it was scrolled to."""

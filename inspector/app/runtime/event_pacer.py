@@ -25,6 +25,9 @@ from PySide6.QtCore import QObject, QTimer
 SLICE_S = 0.010  # work per event-loop turn at least; one call may run past it (not cut)
 SLICE_MAX_S = 0.020  # at most, when the turn's other work (a repaint) takes longer
 YIELD_AFTER_S = SLICE_S  # other work this long since the last slice: the loop turns once first
+# and again while the turn let go held as much other work itself (a paint posted in it: Qt lays
+# a new run out in one pass and paints it in the next), at most this many turns in a row
+YIELDS_MAX = 3
 
 
 class EventPacer(QObject):
@@ -35,13 +38,16 @@ class EventPacer(QObject):
         slice_max_s: float = SLICE_MAX_S,
         clock: Callable[[], float] = time.perf_counter,
         yield_after_s: float = YIELD_AFTER_S,
+        yields_max: int = YIELDS_MAX,
     ) -> None:
         super().__init__(parent)
         self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...]]] = deque()
         self.slice_s = slice_s
         self.slice_max_s = max(slice_s, slice_max_s)
         self.yield_after_s = yield_after_s
-        self._yielded = False  # this slice already let the loop turn once
+        self.yields_max = yields_max
+        self._yields = 0  # loop turns let go in a row before this slice
+        self._yielded_at = 0.0  # when the last of them was let go
         self._left_at = 0.0  # when the last slice from the queue ended
         self._clock = clock
         self._slice_end = 0.0  # when the slice running now is spent
@@ -100,19 +106,23 @@ class EventPacer(QObject):
         sliver of the time. After other work of ``yield_after_s`` or more (a repaint ran in
         this loop turn: Qt paints and fires zero timers in the same turn), the loop turns
         once more before the slice: input and timers are handled between the repaint and the
-        events, the two are never one stall. A turn with ``alone`` calls runs them and no
-        event."""
+        events, the two are never one stall; and again while the turn let go held that much
+        other work itself (``yields_max`` turns in a row at most). A turn with ``alone``
+        calls runs them and no event."""
         if self._alone:
             return self._run_alone()
         queue, clock = self._queue, self._clock
         now = clock()
         other = now - self._left_at if self._left_at else 0.0
-        if other >= self.yield_after_s and not self._yielded:
-            self._yielded = self._spent = True  # the calls made meanwhile wait for the slice
+        since = now - self._yielded_at if self._yields else other  # in the turn let go
+        if since >= self.yield_after_s and self._yields < self.yields_max:
+            self._yields += 1
+            self._yielded_at = now
+            self._spent = True  # the calls made meanwhile wait for the slice
             self.turns_yielded += 1
             self._wake()
             return 0
-        self._yielded = self._spent = False
+        self._yields, self._spent = 0, False
         self._slice_end = now + min(max(self.slice_s, other), self.slice_max_s)
         ran = 0
         try:
@@ -139,7 +149,7 @@ class EventPacer(QObject):
         finally:
             self.turns_alone += 1
             self._left_at = self._clock()  # what follows (its repaint) is other work
-            self._yielded = False  # the loop turns once more before the next slice
+            self._yields = 0  # the loop turns once more before the next slice
             self._wake()
         return 0
 

@@ -157,3 +157,32 @@ def test_flush_runs_everything_queued(qtbot: QtBot) -> None:
     pacer.alone(lambda: seen.append(-1))
     pacer.flush()
     assert seen == [*range(5), -1] and pacer.pending == 0
+
+
+def test_the_loop_turns_again_while_the_turn_let_go_held_a_repaint(qtbot: QtBot) -> None:
+    """A run just shown is laid out in one loop turn and painted in the next: the turn the
+    pacer let go after the layout held the paint, so it lets the loop turn again before its
+    slice — as long as each turn let go held as much other work, at most ``yields_max``
+    turns in a row, then the slice runs whatever the loop does."""
+    clock = Clock(step=0.001)
+    pacer = EventPacer(
+        slice_s=0.002, slice_max_s=0.005, clock=clock, yield_after_s=0.010, yields_max=3
+    )
+    seen: list[int] = []
+    for n in range(100):
+        pacer.later(clock.call, seen, n)
+    pacer._timer.stop()
+    assert pacer.run_slice() == 2
+    clock.now += 0.020  # the layout
+    assert pacer.run_slice() == 0 and pacer.turns_yielded == 1
+    clock.now += 0.015  # the paint, in the turn let go: once more
+    assert pacer.run_slice() == 0 and pacer.turns_yielded == 2
+    clock.now += 0.001  # a quiet turn: the slice, stretched to the maximum
+    assert pacer.run_slice() == 5 and pacer.turns_yielded == 2
+    assert seen == list(range(9))  # two at once, then slices of 2 and 5
+    for _ in range(3):  # heavy turns, one after another: three are let go, no more
+        clock.now += 0.020
+        assert pacer.run_slice() == 0
+    clock.now += 0.020
+    assert pacer.run_slice() == 5 and pacer.turns_yielded == 5
+    assert seen == list(range(14))  # in order, none lost

@@ -224,3 +224,132 @@ def test_the_fills_renders_each_run_in_a_loop_turn_of_their_own(
     qtbot.wait(50)
     turns = [turn for _, turn in ran]
     assert all(later - earlier >= 2 for earlier, later in pairwise(turns)), ran
+
+
+def test_the_light_steps_the_fill_replaces_are_freed_off_the_ui_thread(
+    window: MainWindow, store: Store, qtbot: QtBot, gated: threading.Event
+) -> None:
+    """The fill replaces the light steps (each step built when read, those with notes built
+    by the light read): the UI thread does not free them — a worker drops what they built
+    and read, and what the UI thread lets go of then is empty."""
+    import gc
+    import weakref
+
+    from inspector.core.lazy_steps import light_rows, light_steps
+
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    run = window.shown
+    steps, rows = light_steps(run), light_rows(run)
+    assert steps is not None and rows is not None
+    built = weakref.ref(steps[2])  # a light step, built on the UI thread when read
+    freed_on: list[bool] = []
+    ui = threading.get_ident()
+    weakref.finalize(built(), lambda: freed_on.append(threading.get_ident() == ui))
+    assert steps.built() > 0 and rows.built() > 0 and rows.held() > 0
+    gc.collect()
+    gated.set()
+    qtbot.waitUntil(lambda: not run.light, timeout=10_000)
+    qtbot.waitUntil(lambda: steps.built() == 0 and rows.held() == 0, timeout=10_000)
+    assert rows.built() == 0 and built() is None
+    assert freed_on == [False]  # dropped by the worker, by reference counting
+
+
+def test_the_model_saw_marks_index_of_the_filled_run_is_built_off_the_ui_thread(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The full read's ``FailureIndex`` (what earlier attempts left in the request) is built
+    on the worker thread beside it; the Step detail's render after the fill looks at no
+    attempt again, and its marks are those a whole read shows."""
+    from inspector.reports.request_marks import FailureIndex
+
+    looked_on_ui: list[int] = []
+    ui = threading.get_ident()
+    real = FailureIndex.update
+
+    def counted(self: FailureIndex, *args: object, **kwargs: object) -> None:
+        before = self.visited
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+        if threading.get_ident() == ui:
+            looked_on_ui.append(self.visited - before)
+
+    monkeypatch.setattr(FailureIndex, "update", counted)
+    record = every_shape()
+    store.save(record)
+    window.detail.tabs.setCurrentIndex(0)  # Model saw
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    run = window.shown
+    gated.set()
+    qtbot.waitUntil(lambda: not run.light, timeout=10_000)
+    pane = window.detail.model_saw_pane
+    qtbot.waitUntil(lambda: "Loading" not in pane.chat.toPlainText())
+    window.detail.show_step(run, len(record.steps))
+    assert pane._failures.visited > 0 and sum(looked_on_ui) == 0
+
+    shown = pane.chat.toHtml()
+    pane.clear("")  # its index let go: the next render builds one on the UI thread
+    window.detail.show_step(run, len(record.steps))
+    assert sum(looked_on_ui) > 0 and pane.chat.toHtml() == shown  # the same marks
+
+
+def test_the_attempts_index_of_the_filled_run_is_built_off_the_ui_thread(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Attempts tab shows the filled run from an ``AttemptIndex`` built on the worker
+    thread beside the full read: it indexes none of the run's steps on the UI thread, and
+    shows what it shows when it indexes them itself."""
+    from inspector.app.detail.attempt_index import AttemptIndex
+
+    indexed_on_ui: list[int] = []
+    ui = threading.get_ident()
+    real = AttemptIndex.update
+
+    def counted(self: AttemptIndex, steps: list[object], *args: object) -> bool:
+        before = len(self)
+        more = real(self, steps, *args)  # type: ignore[arg-type]
+        if threading.get_ident() == ui:
+            indexed_on_ui.append(len(self) - before)
+        return more
+
+    monkeypatch.setattr(AttemptIndex, "update", counted)
+    from inspector.app.detail.attempts_view import AttemptsView
+
+    renders: list[str] = []  # the page rendered by a refresh (its own turn), or apart
+    for name in ("refresh", "_render_page"):
+        method = getattr(AttemptsView, name)
+        monkeypatch.setattr(
+            AttemptsView,
+            name,
+            lambda self, _m=method, _n=name: (renders.append(_n), _m(self))[1],
+        )
+    record = every_shape()
+    store.save(record)
+    window.centre_tabs.show_attempts()
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    run = window.shown
+    qtbot.waitUntil(lambda: window.detail.current_step == len(record.steps))
+    renders.clear()
+    gated.set()
+    qtbot.waitUntil(lambda: not run.light, timeout=10_000)
+    attempts = window.attempts
+    qtbot.waitUntil(lambda: attempts.page.text() != LOADING and bool(attempts.attempt_columns))
+    assert sum(indexed_on_ui) == 0
+    # the selected step's attempt (the last) shown by the refresh, not rendered in the fill
+    assert renders[:2] == ["refresh", "_render_page"], renders
+    assert attempts.selected_attempt == record.steps[-1].attempt
+    shown = [c.title.text() for c in attempts.attempt_columns], attempts.page.text()
+    attempts.show_run(run)  # its own index, built on the UI thread at its refresh
+    qtbot.waitUntil(lambda: sum(indexed_on_ui) > 0)
+    assert ([c.title.text() for c in attempts.attempt_columns], attempts.page.text()) == shown
