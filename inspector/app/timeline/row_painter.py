@@ -27,7 +27,14 @@ from PySide6.QtCore import QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QRegion
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
-from inspector.app.timeline.timeline_delegate import _ALIGN_BITS, _RICH, _STEP, TimelineDelegate
+from inspector.app.timeline.cell_pictures import UNKNOWN, CellPictures
+from inspector.app.timeline.timeline_delegate import (
+    _ALIGN_BITS,
+    _RICH,
+    _STEP,
+    TimelineDelegate,
+    latency_bar_width,
+)
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel
 
 if TYPE_CHECKING:
@@ -103,6 +110,19 @@ def _options(table: QTableView) -> tuple[QStyleOptionViewItem, QStyleOptionViewI
     return made[0], made[1]
 
 
+def _transform(painter: QPainter) -> tuple[float, float, float] | None:
+    """(scale, dx, dy) of the painter's logical-to-device transform; None when it is more
+    than a scale and a translation (no pictures then)."""
+    m = painter.deviceTransform()
+    if m.m12() or m.m21() or m.m11() != m.m22() or m.m11() <= 0:
+        return None
+    return m.m11(), m.dx(), m.dy()
+
+
+def _whole(value: float) -> bool:
+    return value == int(value)
+
+
 def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -> QRegion:
     """Paints the rows of ``event``'s area but ``stateful``; returns the region of those left
     for Qt's own paint (empty when none)."""
@@ -130,8 +150,43 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
     palette = step_option.palette
     dark = delegate.dark(palette)  # and the latency track's colour made
     bar = palette.color(QPalette.ColorRole.Highlight)  # latency_bar_colour, not selected
-    read, is_step = model.paint_cell, model.step_at
+    read, is_step = model.paint_row, model.step_at
     painter = QPainter(viewport)
+    pictures: CellPictures | None = getattr(table, "pictures", None)
+    transform = _transform(painter)
+    background = viewport.palette().brush(viewport.backgroundRole())
+    if (
+        pictures is None
+        or transform is None
+        or not viewport.autoFillBackground()
+        or background.style() != Qt.BrushStyle.SolidPattern
+    ):
+        pictures = None
+        scale, dx, dy = 1.0, 0.0, 0.0
+    else:
+        scale, dx, dy = transform
+        state = (
+            colour.rgba(),
+            bar.rgba(),
+            delegate.track_colour().rgba(),
+            dark,
+            font.key(),
+            margin,
+            delegate.status_words,
+            int(painter.renderHints().value),
+        )
+        pictures.begin(state, background.color(), scale, width)
+    got = pictures.get if pictures is not None else None
+    # Each column, and whether it starts and ends on whole device pixels (pictures need it).
+    placed = [(c, x, w, _whole(x * scale + dx) and _whole(w * scale)) for c, x, w in columns]
+    hints = painter.renderHints()
+
+    def text_picture(p: QPainter, cell_width: int, height: int, right: bool, shown: str) -> None:
+        p.setRenderHints(hints)
+        p.setPen(colour)
+        p.setFont(font)
+        p.drawText(margin, 0, cell_width - 2 * margin, height, _ALIGN_BITS[right], shown)
+
     painted = 0
     try:
         pen_set = False
@@ -142,8 +197,10 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                 continue
             option = step_option if is_step(row) else other_option
             painted += len(columns)
-            for column, x, cell_width in columns:
-                cell = read(row, column)
+            row_whole = got is not None and _whole(y * scale + dy) and _whole(height * scale)
+            cells = read(row)
+            for column, x, cell_width, x_whole in placed:
+                cell = cells[column]
                 if cell is None:
                     continue
                 if column in _EMPTY_UNLESS and not (
@@ -155,9 +212,40 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                     or cell.note
                 ):
                     continue  # no chip: the delegate would draw nothing
+                whole = row_whole and x_whole
                 if column in _DRAWN and not (
                     cell.header or cell.note or cell.flips or cell.cleared
                 ):
+                    if whole:
+                        if column == _STATUS:
+                            key: tuple[object, ...] = (
+                                column,
+                                cell.status,
+                                cell.text,
+                                cell_width,
+                                height,
+                            )
+                        else:
+                            filled = latency_bar_width(cell_width, cell.fraction)
+                            key = (column, cell.text, filled, cell_width, height)
+                        picture = got(key, UNKNOWN)  # type: ignore[misc]
+                        if picture is UNKNOWN and pictures.wanted(key):  # type: ignore[union-attr]
+                            rect0 = (0, 0, cell_width, height)
+
+                            def rich(p: QPainter, c=cell, r=rect0, s=column == _STATUS) -> None:
+                                p.setRenderHints(hints)
+                                p.setRenderHint(_ANTIALIASING, True)
+                                if s:
+                                    status_at(p, r, c, dark, colour, font, metrics)
+                                else:
+                                    latency_at(p, r, c, bar, colour, font)
+
+                            pictures.add(  # type: ignore[union-attr]
+                                key, cell_width, height, rich, clip=True
+                            )
+                        elif picture is not None and picture is not UNKNOWN:
+                            painter.drawPixmap(x, y, picture)
+                            continue
                     # The delegate's rich path without its save/restore: clipped to the cell,
                     # antialiased, then both undone for the plain cells.
                     painter.setClipRect(x, y, cell_width, height)
@@ -178,16 +266,37 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                     continue
                 text = cell.text
                 if text:  # TimelineDelegate._paint_plain, with what it read made once
-                    if not pen_set:
-                        painter.setPen(colour)
-                        painter.setFont(font)
-                        pen_set = True
                     inner = cell_width - 2 * margin
-                    shown = cached.get((text, inner)) or elided(metrics, text, inner)
-                    painter.drawText(x + margin, y, inner, height, _ALIGN_BITS[cell.right], shown)
+                    picture = UNKNOWN
+                    if whole:
+                        key = (text, cell_width, height, cell.right)
+                        picture = got(key, UNKNOWN)  # type: ignore[misc]
+                        if picture is UNKNOWN and pictures.wanted(key):  # type: ignore[union-attr]
+                            shown = cached.get((text, inner)) or elided(metrics, text, inner)
+                            pictures.add(  # type: ignore[union-attr]
+                                key,
+                                cell_width,
+                                height,
+                                lambda p, w=cell_width, h=height, r=cell.right, t=shown: (
+                                    text_picture(p, w, h, r, t)
+                                ),
+                            )
+                    if picture is not None and picture is not UNKNOWN:
+                        painter.drawPixmap(x, y, picture)
+                    else:
+                        if not pen_set:
+                            painter.setPen(colour)
+                            painter.setFont(font)
+                            pen_set = True
+                        shown = cached.get((text, inner)) or elided(metrics, text, inner)
+                        painter.drawText(
+                            x + margin, y, inner, height, _ALIGN_BITS[cell.right], shown
+                        )
                 if column == _STEP:
                     strip(painter, option, cell.status, x, y, height)
     finally:
         painter.end()
+        if pictures is not None:
+            pictures.finish()
         table.cells_painted += painted  # type: ignore[attr-defined]
     return left_for_qt
