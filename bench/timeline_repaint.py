@@ -2,18 +2,21 @@
 
 A generated run (bench/gui.py's: 100 attempts of 1,000 steps, 100,000 steps by default) is
 shown in a ``TimelineView`` at 1400×900 (bench/gui.py's window size), the last step selected
-as there. The viewport is scrolled to ``--repeats`` places spread over the run (rows not
-painted before, as bench/gui.py's scroll paints them) and, at each, repainted synchronously
-(``repaint``) twice: the UI thread's CPU time (``time.thread_time``, which the other jobs of a
-shared machine do not inflate) of the first paint there (*new rows*) and of the second (*the
-same rows again*). Medians of ``--repeats``.
+as there, the collector run as in the window (``GuiThreadCollector``). The viewport is
+scrolled to ``--repeats`` places spread over the run (rows not painted before, as
+bench/gui.py's scroll paints them) and, at each, repainted synchronously (``repaint``) three
+times: the UI thread's CPU time (``time.thread_time``, which the other jobs of a shared
+machine do not inflate) of the first paint there (*new rows*), of the second (*again*: a
+live run's repaints of the rows it shows) and of the third (*a third time*). Medians of
+``--repeats``.
 
-To compare with another tree, run this file from both, alternated (``bench/timeline_repaint.py``
-imports the ``inspector`` of the tree it is in)::
+To compare with another tree, run this file from both, alternated (it imports the
+``inspector`` of the tree it is in)::
 
     git -C /work/main archive main | tar -x -C /tmp/base
+    cp bench/timeline_repaint.py /tmp/base/bench/
     QT_QPA_PLATFORM=offscreen python bench/timeline_repaint.py
-    QT_QPA_PLATFORM=offscreen python /tmp/base/bench/timeline_repaint.py  # a copy of this file
+    QT_QPA_PLATFORM=offscreen python /tmp/base/bench/timeline_repaint.py
 
 Prints the figures; it has no goal of its own (bench/gui.py's scroll has the goal).
 """
@@ -35,7 +38,7 @@ from gui import WINDOW, generated_record  # bench/gui.py
 from PySide6.QtWidgets import QApplication
 
 import inspector
-from inspector.app.runtime.gui_collector import collection_held, settle_loaded
+from inspector.app.runtime.gui_collector import GuiThreadCollector, collection_held, settle_loaded
 from inspector.app.runtime.refcount_guard import immortalize_none
 from inspector.app.timeline.timeline_view import TimelineView
 from inspector.core.live import LiveRun
@@ -52,6 +55,7 @@ def main() -> int:
     with collection_held():
         run = LiveRun.from_record(generated_record(args.steps))
     settle_loaded()
+    collector = GuiThreadCollector()  # as in the window: no automatic collection
     view = TimelineView()
     view.resize(*WINDOW)
     view.show_run(run)
@@ -71,6 +75,7 @@ def main() -> int:
         profiler = cProfile.Profile()
     fresh: list[float] = []
     again: list[float] = []
+    third: list[float] = []
     for n in range(args.repeats):
         bar.setValue(bar.maximum() * (2 * n + 1) // (2 * args.repeats + 1))  # not painted yet
         if profiler is not None:
@@ -83,14 +88,18 @@ def main() -> int:
         start = time.thread_time()
         viewport.repaint()
         again.append((time.thread_time() - start) * 1000)
+        start = time.thread_time()
+        viewport.repaint()
+        third.append((time.thread_time() - start) * 1000)
         app.processEvents()
+    collector.stop()
     rows = table.rowAt(viewport.height() - 1) - table.rowAt(0) + 1
     tree = Path(inspector.__file__).resolve().parents[1]
     print(
         f"{tree}: {args.steps:,} steps, {rows} rows visible, {WINDOW[0]}x{WINDOW[1]}; "
         f"load {os.getloadavg()[0]:.1f}"
     )
-    for name, times in (("new rows", fresh), ("the same rows again", again)):
+    for name, times in (("new rows", fresh), ("again", again), ("a third time", third)):
         print(
             f"  {name}: median {statistics.median(times):.2f} ms CPU per full repaint "
             f"(min {min(times):.2f}, {len(times)} repaints)"

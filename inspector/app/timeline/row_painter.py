@@ -27,24 +27,27 @@ from PySide6.QtCore import QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QRegion
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
-from inspector.app.timeline.cell_pictures import UNKNOWN, CellPictures
+from inspector.app.timeline.cell_pictures import (
+    NOT_PICTURED,
+    PENDING,
+    UNKNOWN,
+    CellPictures,
+    Paint,
+)
 from inspector.app.timeline.timeline_delegate import (
     _ALIGN_BITS,
-    _RICH,
     _STEP,
     TimelineDelegate,
     latency_bar_width,
 )
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel
+from inspector.reports.timeline_cells import PaintCell
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-_TEXT = QPalette.ColorRole.Text
+_TEXT_ROLE = QPalette.ColorRole.Text
 _ENABLED = QStyle.StateFlag.State_Enabled
-_EMPTY_UNLESS = frozenset((int(Column.VERDICTS), int(Column.MARKERS)))  # chips or nothing
-_STATUS = int(Column.STATUS)
-_DRAWN = frozenset((_STATUS, int(Column.LATENCY)))  # rich cells drawn here, not by paint_cell
 _ANTIALIASING = QPainter.RenderHint.Antialiasing
 
 
@@ -110,17 +113,31 @@ def _options(table: QTableView) -> tuple[QStyleOptionViewItem, QStyleOptionViewI
     return made[0], made[1]
 
 
-def _transform(painter: QPainter) -> tuple[float, float, float] | None:
-    """(scale, dx, dy) of the painter's logical-to-device transform; None when it is more
-    than a scale and a translation (no pictures then)."""
+def _ratio(painter: QPainter) -> tuple[int, float, float] | None:
+    """(scale, dx, dy) of the painter's logical-to-device transform when it is a whole-number
+    scale and a translation by whole device pixels; else None (no pictures then)."""
     m = painter.deviceTransform()
-    if m.m12() or m.m21() or m.m11() != m.m22() or m.m11() <= 0:
+    scale = m.m11()
+    if m.m12() or m.m21() or scale != m.m22() or scale < 1 or scale != int(scale):
         return None
-    return m.m11(), m.dx(), m.dy()
+    if m.dx() != int(m.dx()) or m.dy() != int(m.dy()):
+        return None
+    return int(scale), m.dx(), m.dy()
 
 
-def _whole(value: float) -> bool:
-    return value == int(value)
+# What a step row's cell is, by column (a row with none of its own state, not flipped or
+# cleared): a line of text, the status dot and words, the latency bar and text, or chips.
+_TEXT, _DOT, _BAR, _CHIPS = range(4)
+_KINDS = tuple(
+    _DOT
+    if c == Column.STATUS
+    else _BAR
+    if c == Column.LATENCY
+    else _CHIPS
+    if c in (Column.VERDICTS, Column.MARKERS)
+    else _TEXT
+    for c in Column
+)
 
 
 def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -> QRegion:
@@ -142,7 +159,7 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
     skip = set(stateful)
     step_option, other_option = _options(table)
     font, metrics = step_option.font, step_option.fontMetrics
-    colour = step_option.palette.color(_TEXT)
+    colour = step_option.palette.color(_TEXT_ROLE)
     margin = delegate.text_margin(step_option)
     elided, cached = delegate.elided, delegate.cached_elisions
     paint_cell, strip = delegate.paint_cell, delegate.paint_strip
@@ -152,19 +169,20 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
     bar = palette.color(QPalette.ColorRole.Highlight)  # latency_bar_colour, not selected
     read, is_step = model.paint_row, model.step_at
     painter = QPainter(viewport)
+    hints = painter.renderHints()
     pictures: CellPictures | None = getattr(table, "pictures", None)
-    transform = _transform(painter)
+    ratio = _ratio(painter)
     background = viewport.palette().brush(viewport.backgroundRole())
     if (
         pictures is None
-        or transform is None
+        or ratio is None
         or not viewport.autoFillBackground()
         or background.style() != Qt.BrushStyle.SolidPattern
     ):
-        pictures = None
-        scale, dx, dy = 1.0, 0.0, 0.0
+        pictures, scale, dx, dy = None, 1, 0.0, 0.0
+        got = wanted = add = also = None
     else:
-        scale, dx, dy = transform
+        scale, dx, dy = ratio
         state = (
             colour.rgba(),
             bar.rgba(),
@@ -173,21 +191,37 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
             font.key(),
             margin,
             delegate.status_words,
-            int(painter.renderHints().value),
+            hints.value,
         )
         pictures.begin(state, background.color(), scale, width)
-    got = pictures.get if pictures is not None else None
+        got, wanted, add, also = pictures.get, pictures.wanted, pictures.add, pictures.also
     # Each column, and whether it starts and ends on whole device pixels (pictures need it).
-    placed = [(c, x, w, _whole(x * scale + dx) and _whole(w * scale)) for c, x, w in columns]
-    hints = painter.renderHints()
+    placed = [
+        (c, x, w, _KINDS[c], _whole(x * scale + dx) and _whole(w * scale)) for c, x, w in columns
+    ]
 
-    def text_picture(p: QPainter, cell_width: int, height: int, right: bool, shown: str) -> None:
-        p.setRenderHints(hints)
-        p.setPen(colour)
-        p.setFont(font)
-        p.drawText(margin, 0, cell_width - 2 * margin, height, _ALIGN_BITS[right], shown)
+    def text_paint(shown: str, inner: int, height: int, right: bool) -> Paint:
+        def paint(p: QPainter) -> None:  # the plain cell's drawText, the cell at 0, 0
+            p.setRenderHints(hints)
+            p.setPen(colour)
+            p.setFont(font)
+            p.drawText(margin, 0, inner, height, _ALIGN_BITS[right], shown)
+
+        return paint
+
+    def rich_paint(cell: PaintCell, cell_width: int, height: int, status: bool) -> Paint:
+        def paint(p: QPainter) -> None:  # the delegate's, antialiased, the cell at 0, 0
+            p.setRenderHints(hints)
+            p.setRenderHint(_ANTIALIASING, True)
+            if status:
+                status_at(p, (0, 0, cell_width, height), cell, dark, colour, font, metrics)
+            else:
+                latency_at(p, (0, 0, cell_width, height), cell, bar, colour, font)
+
+        return paint
 
     painted = 0
+    strips: list[tuple[str, int, int, int]] = []  # drawn last: over their step cells' text
     try:
         pen_set = False
         for row in range(top, bottom + 1):
@@ -196,107 +230,91 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                 left_for_qt += QRect(0, y, width, height)
                 continue
             option = step_option if is_step(row) else other_option
-            painted += len(columns)
-            row_whole = got is not None and _whole(y * scale + dy) and _whole(height * scale)
+            painted += len(placed)
             cells = read(row)
-            for column, x, cell_width, x_whole in placed:
-                cell = cells[column]
-                if cell is None:
-                    continue
-                if column in _EMPTY_UNLESS and not (
-                    cell.verdicts
-                    or cell.markers
-                    or cell.flips
-                    or cell.cleared
-                    or cell.header
-                    or cell.note
-                ):
-                    continue  # no chip: the delegate would draw nothing
-                whole = row_whole and x_whole
-                if column in _DRAWN and not (
-                    cell.header or cell.note or cell.flips or cell.cleared
-                ):
-                    if whole:
-                        if column == _STATUS:
-                            key: tuple[object, ...] = (
-                                column,
-                                cell.status,
-                                cell.text,
-                                cell_width,
-                                height,
-                            )
-                        else:
-                            filled = latency_bar_width(cell_width, cell.fraction)
-                            key = (column, cell.text, filled, cell_width, height)
-                        picture = got(key, UNKNOWN)  # type: ignore[misc]
-                        if picture is UNKNOWN and pictures.wanted(key):  # type: ignore[union-attr]
-                            rect0 = (0, 0, cell_width, height)
-
-                            def rich(p: QPainter, c=cell, r=rect0, s=column == _STATUS) -> None:
-                                p.setRenderHints(hints)
-                                p.setRenderHint(_ANTIALIASING, True)
-                                if s:
-                                    status_at(p, r, c, dark, colour, font, metrics)
-                                else:
-                                    latency_at(p, r, c, bar, colour, font)
-
-                            pictures.add(  # type: ignore[union-attr]
-                                key, cell_width, height, rich, clip=True
-                            )
-                        elif picture is not None and picture is not UNKNOWN:
-                            painter.drawPixmap(x, y, picture)
-                            continue
-                    # The delegate's rich path without its save/restore: clipped to the cell,
-                    # antialiased, then both undone for the plain cells.
-                    painter.setClipRect(x, y, cell_width, height)
-                    painter.setRenderHint(_ANTIALIASING, True)
-                    rect = (x, y, cell_width, height)
-                    if column == _STATUS:
-                        status_at(painter, rect, cell, dark, colour, font, metrics)
-                    else:
-                        latency_at(painter, rect, cell, bar, colour, font)
-                    painter.setRenderHint(_ANTIALIASING, False)
-                    painter.setClipping(False)
-                    pen_set = False
-                    continue
-                if cell.header or cell.note or cell.flips or cell.cleared or column in _RICH:
+            first = cells[0]
+            if first is None:
+                continue
+            if first.header or first.note or first.flips or first.cleared:  # the delegate's
+                for column, x, cell_width, _, _ in placed:
                     option.rect = QRect(x, y, cell_width, height)
-                    paint_cell(painter, option, cell, column)
-                    pen_set = False  # what it set is restored, or its own
-                    continue
-                text = cell.text
-                if text:  # TimelineDelegate._paint_plain, with what it read made once
-                    inner = cell_width - 2 * margin
-                    picture = UNKNOWN
-                    if whole:
-                        key = (text, cell_width, height, cell.right)
-                        picture = got(key, UNKNOWN)  # type: ignore[misc]
-                        if picture is UNKNOWN and pictures.wanted(key):  # type: ignore[union-attr]
-                            shown = cached.get((text, inner)) or elided(metrics, text, inner)
-                            pictures.add(  # type: ignore[union-attr]
-                                key,
-                                cell_width,
-                                height,
-                                lambda p, w=cell_width, h=height, r=cell.right, t=shown: (
-                                    text_picture(p, w, h, r, t)
-                                ),
-                            )
-                    if picture is not None and picture is not UNKNOWN:
-                        painter.drawPixmap(x, y, picture)
+                    paint_cell(painter, option, cells[column], column)  # type: ignore[arg-type]
+                pen_set = False  # what it set is restored, or its own
+                continue
+            row_whole = got is not None and _whole(y * scale + dy) and _whole(height * scale)
+            for column, x, cell_width, kind, x_whole in placed:
+                cell = cells[column]
+                if kind == _CHIPS:
+                    if cell.verdicts or cell.markers:  # type: ignore[union-attr]
+                        option.rect = QRect(x, y, cell_width, height)
+                        paint_cell(painter, option, cell, column)  # type: ignore[arg-type]
+                        pen_set = False
+                    continue  # no chip: the delegate would draw nothing
+                text = cell.text  # type: ignore[union-attr]
+                if kind == _TEXT:
+                    if column == _STEP:
+                        strips.append((cell.status, x, y, height))  # type: ignore[union-attr]
+                    if not text:
+                        continue
+                    right = cell.right  # type: ignore[union-attr]
+                    key: tuple[object, ...] = (text, cell_width, height, right)
+                else:
+                    status = cell.status  # type: ignore[union-attr]
+                    if kind == _DOT:
+                        key = (column, status, text, cell_width, height)
                     else:
-                        if not pen_set:
-                            painter.setPen(colour)
-                            painter.setFont(font)
-                            pen_set = True
-                        shown = cached.get((text, inner)) or elided(metrics, text, inner)
-                        painter.drawText(
-                            x + margin, y, inner, height, _ALIGN_BITS[cell.right], shown
-                        )
-                if column == _STEP:
-                    strip(painter, option, cell.status, x, y, height)
+                        filled = latency_bar_width(cell_width, cell.fraction)  # type: ignore[union-attr]
+                        key = (column, text, filled, cell_width, height)
+                if row_whole and x_whole:
+                    entry = got(key, UNKNOWN)  # type: ignore[misc]
+                    if entry is PENDING:
+                        also(key, x, y)  # type: ignore[misc]
+                        continue
+                    if entry is UNKNOWN and wanted(key):  # type: ignore[misc]
+                        if kind == _TEXT:
+                            inner = cell_width - 2 * margin
+                            shown = cached.get((text, inner)) or elided(metrics, text, inner)
+                            paint = text_paint(shown, inner, height, right)
+                        else:
+                            paint = rich_paint(cell, cell_width, height, kind == _DOT)  # type: ignore[arg-type]
+                        if add(key, x, y, cell_width, height, paint, kind != _TEXT):  # type: ignore[misc]
+                            continue
+                    elif entry is None:
+                        continue  # it inks nothing
+                    elif entry is not UNKNOWN and entry is not NOT_PICTURED:
+                        px, py, pixmap = entry  # type: ignore[misc]
+                        painter.drawPixmap(x + px, y + py, pixmap)
+                        continue
+                if kind == _TEXT:  # TimelineDelegate._paint_plain, with what it read made once
+                    if not pen_set:
+                        painter.setPen(colour)
+                        painter.setFont(font)
+                        pen_set = True
+                    inner = cell_width - 2 * margin
+                    shown = cached.get((text, inner)) or elided(metrics, text, inner)
+                    painter.drawText(x + margin, y, inner, height, _ALIGN_BITS[right], shown)
+                    continue
+                # The delegate's rich path without its save/restore: clipped to the cell,
+                # antialiased, then both undone for the plain cells.
+                painter.setClipRect(x, y, cell_width, height)
+                painter.setRenderHint(_ANTIALIASING, True)
+                rect = (x, y, cell_width, height)
+                if kind == _DOT:
+                    status_at(painter, rect, cell, dark, colour, font, metrics)  # type: ignore[arg-type]
+                else:
+                    latency_at(painter, rect, cell, bar, colour, font)  # type: ignore[arg-type]
+                painter.setRenderHint(_ANTIALIASING, False)
+                painter.setClipping(False)
+                pen_set = False
+        if pictures is not None:
+            pictures.finish(painter)
+        for status, x, y, height in strips:
+            strip(painter, step_option, status, x, y, height)
     finally:
         painter.end()
-        if pictures is not None:
-            pictures.finish()
         table.cells_painted += painted  # type: ignore[attr-defined]
     return left_for_qt
+
+
+def _whole(value: float) -> bool:
+    return value == int(value)
