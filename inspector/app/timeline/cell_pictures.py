@@ -77,6 +77,12 @@ class CellPictures:
         """A paint pass on ``background`` at device pixel ratio ``ratio`` (a whole number) in a
         viewport ``width`` wide; ``state`` holds everything else the pictures depend on
         (colours, fonts, palette)."""
+        if self._painter is not None:  # a pass that did not finish (it raised): dropped
+            self._painter.end()
+            self._painter = self._scratch = None
+            for key in self._pending:
+                del self._pictures[key]
+            self._pending.clear()
         state = (state, background.rgba(), ratio)
         if state != self._state:
             self.clear()

@@ -103,3 +103,15 @@ def test_a_cell_inking_nothing_has_an_empty_picture(qtbot: QtBot) -> None:
     for _ in range(3):
         assert one_pass(pictures, 1, "k", text("")) == painted(1, text(""), [])
     assert pictures.get("k", UNKNOWN) is None
+
+
+def test_a_pass_that_did_not_finish_leaves_nothing_pending(qtbot: QtBot) -> None:
+    pictures = CellPictures()
+    one_pass(pictures, 1, "k", text("pending"))
+    pictures.begin("state", BACKGROUND, 1, SIZE[0])
+    assert pictures.wanted("k")
+    assert pictures.add("k", 0, 0, 100, 24, text("pending"), False)  # no finish: it raised
+    assert pictures.get("k") is PENDING
+    expected = painted(1, text("pending"), [(10, 5), (150, 40)])
+    assert one_pass(pictures, 1, "k", text("pending")) == expected  # begun afresh
+    assert isinstance(pictures.get("k"), tuple)
