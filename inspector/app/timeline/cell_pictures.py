@@ -41,14 +41,15 @@ KEPT_BYTES = 24 << 20  # a few pages of every column's distinct texts, at a rati
 KEPT_KEYS = 8192
 PAD = 4  # logical px around a cell where ink that leaves it is looked for
 MADE_PER_PASS = 48  # pictures painted in one pass at most (each ~20–40 µs)
-SCRATCH_HEIGHT = 640  # logical px of the pass's scratch pixmap the new pictures go on
+SCRATCH_HEIGHT = 400  # logical px of the pass's scratch pixmap the new pictures go on
 UNKNOWN = object()  # a default for ``get``: a key with no picture made (yet)
 NOT_PICTURED = object()  # ``get``: painted, not pictured (it inks outside its cell)
 PENDING = object()  # ``get``: pictured in this pass (``also`` draws it at another place)
 
 
-# A picture: (x, y) of its top left in the cell (logical px), the pixmap; None: nothing inked.
-Picture = tuple[int, int, QPixmap] | None
+# A picture: where it goes from the cell's top left (logical px), the page it is on and where
+# (device px: x, y, width, height); None: the cell inks nothing.
+Picture = tuple[int, int, QPixmap, int, int, int, int] | None
 Paint = Callable[[QPainter], None]
 
 
@@ -66,10 +67,14 @@ class CellPictures:
         self._bytes = 0
         self._scratch: QPixmap | None = None
         self._painter: QPainter | None = None
-        self._shelf = (0, 0, 0)  # the scratch's free place: x, y, height of the shelf
-        # this pass's new pictures: key -> (its cell on the scratch, padded?, paint, clip,
-        # where it goes on the target: [(x, y), ...])
-        self._pending: dict[Hashable, tuple[QRect, int, Paint, bool, list[tuple[int, int]]]] = {}
+        # (slot height, pad) -> its shelf's top and free x; slots of one shelf are alike
+        self._shelves: dict[tuple[int, int], tuple[int, int]] = {}
+        self._used = 0  # logical px of the scratch's top its shelves take
+        # this pass's new pictures: key -> (its cell on the scratch, pad, paint, clip, its
+        # shelf's top, where it goes on the target: [(x, y), ...])
+        self._pending: dict[
+            Hashable, tuple[QRect, int, Paint, bool, int, list[tuple[int, int]]]
+        ] = {}
         self.made = 0  # pictures made (tests and benches read it)
         self.get = self._pictures.get  # key, default -> Picture | NOT_PICTURED | PENDING
 
@@ -90,7 +95,8 @@ class CellPictures:
             self._background = QColor(background)
             self._ratio = ratio
         self._width = width + 2 * PAD
-        self._shelf = (0, 0, 0)
+        self._shelves.clear()
+        self._used = 0
 
     def clear(self) -> None:
         self._pictures.clear()
@@ -117,12 +123,13 @@ class CellPictures:
         is full (then the caller paints the cell)."""
         pad = 0 if clip else PAD  # what is clipped to the cell cannot leave it
         slot_width, slot_height = width + 2 * pad, height + 2 * pad
-        left, top, shelf = self._shelf
-        if left + slot_width > self._width or slot_height != shelf:  # a new shelf below
-            left, top, shelf = 0, top + shelf, slot_height
-        if top + slot_height > SCRATCH_HEIGHT or slot_width > self._width:
-            return False
-        self._shelf = (left + slot_width, top, shelf)
+        top, left = self._shelves.get((slot_height, pad), (0, self._width))
+        if left + slot_width > self._width:  # a new shelf for these slots, below the others
+            top, left = self._used, 0
+            if top + slot_height > SCRATCH_HEIGHT or slot_width > self._width:
+                return False
+            self._used += slot_height
+        self._shelves[(slot_height, pad)] = (top, left + slot_width)
         painter = self._painter
         if painter is None:
             ratio = self._ratio
@@ -139,71 +146,79 @@ class CellPictures:
         paint(painter)
         painter.restore()
         self._pictures[key] = PENDING
-        self._pending[key] = (cell, pad, paint, clip, [(x, y)])
+        self._pending[key] = (cell, pad, paint, clip, top, [(x, y)])
         return True
 
     def also(self, key: Hashable, x: int, y: int) -> None:
         """``key`` (``PENDING``) is drawn at ``x``, ``y`` too."""
-        self._pending[key][4].append((x, y))
+        self._pending[key][5].append((x, y))
 
     def finish(self, target: QPainter) -> None:
-        """The pass is over: what ``add`` painted becomes pictures, drawn on ``target``."""
+        """The pass is over: what ``add`` painted becomes pictures, drawn on ``target``. The
+        scratch's used part is kept as the page they are on; what each cell inked is found a
+        shelf at a time (the columns with ink, and for padded slots the pad rows')."""
         if self._painter is None:
             return
         self._painter.end()
         self._painter = None
         scratch, self._scratch = self._scratch, None
         assert scratch is not None
-        image = scratch.toImage()
+        ratio = self._ratio
+        page = scratch.copy(0, 0, scratch.width(), self._used * ratio)  # what is used, kept
+        page.setDevicePixelRatio(ratio)
+        image = page.toImage()
         if image.depth() != 32:
             image = image.convertToFormat(QImage.Format.Format_RGB32)
-        used = self._shelf[1] + self._shelf[2]  # logical px of the scratch's top taken
-        ratio = self._ratio
         words = image.bytesPerLine() // 4
-        pixels = np.frombuffer(image.constBits(), np.uint32, used * ratio * words)
-        inked = pixels.reshape(used * ratio, words) != np.uint32(self._background.rgba())
-        for key, (cell, pad, paint, clip, places) in self._pending.items():
-            left, top = (cell.x() - pad) * ratio, (cell.y() - pad) * ratio
-            width, height = (cell.width() + 2 * pad) * ratio, (cell.height() + 2 * pad) * ratio
-            ink = _box(inked[top : top + height, left : left + width])  # in the slot, device px
-            slot = QRect(left, top, width, height)
-            inside = QRect(pad * ratio, pad * ratio, cell.width() * ratio, cell.height() * ratio)
-            if not inside.contains(ink) and not ink.isEmpty():  # it inks outside its cell
-                self._pictures[key] = NOT_PICTURED
-                for x, y in places:
-                    target.save()
-                    target.translate(x, y)
-                    if clip:
-                        target.setClipRect(0, 0, cell.width(), cell.height())
-                    paint(target)
-                    target.restore()
-                continue
+        pixels = np.frombuffer(image.constBits(), np.uint32, self._used * ratio * words)
+        pixels = pixels.reshape(self._used * ratio, words)
+        background = np.uint32(self._background.rgba())
+        shelves: dict[int, tuple[bytes, bytes]] = {}  # top -> columns inked, pad rows inked
+        kept = False
+        for key, (cell, pad, paint, clip, top, places) in self._pending.items():
+            inked = shelves.get(top)
+            if inked is None:
+                rows = (cell.height() + 2 * pad) * ratio
+                block = pixels[top * ratio : top * ratio + rows] != background
+                edge = pad * ratio
+                edges = block[:edge].any(axis=0) | block[rows - edge :].any(axis=0) if pad else 0
+                inked = shelves[top] = (block.any(axis=0).tobytes(), np.asarray(edges).tobytes())
+            columns, edges = inked
+            left, right = (cell.x() - pad) * ratio, (cell.right() + 1 + pad) * ratio
+            first = columns.find(1, left, right)
             picture: Picture = None
-            if not ink.isEmpty():  # the ink's box on whole logical px, in the slot
-                x0, y0 = ink.left() // ratio, ink.top() // ratio
-                x1, y1 = -(-(ink.right() + 1) // ratio), -(-(ink.bottom() + 1) // ratio)
-                box = QRect(x0 * ratio, y0 * ratio, (x1 - x0) * ratio, (y1 - y0) * ratio)
-                pixmap = scratch.copy(box.translated(slot.topLeft()))
-                pixmap.setDevicePixelRatio(ratio)
-                picture = (x0 - pad, y0 - pad, pixmap)  # from the cell's top left
-                size = box.width() * box.height() * 4
-                if self._bytes + size > KEPT_BYTES:  # all dropped, this pass's kept
-                    self._pictures = {k: v for k, v in self._pictures.items() if v is PENDING}
-                    self.get = self._pictures.get
-                    self._bytes = 0
-                self._bytes += size
+            if first >= 0:
+                last = columns.rfind(1, left, right)
+                inner = pad * ratio
+                if pad and (
+                    first < left + inner or last >= right - inner or edges.find(1, left, right) >= 0
+                ):  # it inks outside its cell: painted, not pictured
+                    self._pictures[key] = NOT_PICTURED
+                    for x, y in places:
+                        target.save()
+                        target.translate(x, y)
+                        if clip:
+                            target.setClipRect(0, 0, cell.width(), cell.height())
+                        paint(target)
+                        target.restore()
+                    continue
+                x0, x1 = first // ratio, -(-(last + 1) // ratio)  # on whole logical px
+                box = (x0 * ratio, cell.y() * ratio, (x1 - x0) * ratio, cell.height() * ratio)
+                picture = (x0 - cell.x(), 0, page, *box)
                 for x, y in places:
-                    target.drawPixmap(x + picture[0], y + picture[1], pixmap)
+                    target.drawPixmap(x + x0 - cell.x(), y, page, *box)
+                kept = True
             self._pictures[key] = picture
             self.made += 1
         self._pending.clear()
-
-
-def _box(inked: np.ndarray) -> QRect:
-    """The bounding box of the true cells of ``inked`` (rows × columns); empty when none."""
-    rows = np.flatnonzero(inked.any(axis=1))
-    if not len(rows):
-        return QRect()
-    columns = np.flatnonzero(inked.any(axis=0))
-    top, left = int(rows[0]), int(columns[0])
-    return QRect(left, top, int(columns[-1]) - left + 1, int(rows[-1]) - top + 1)
+        if kept:
+            size = page.width() * page.height() * 4
+            if self._bytes + size > KEPT_BYTES:  # all dropped but this page's
+                self._pictures = {
+                    k: v
+                    for k, v in self._pictures.items()
+                    if not isinstance(v, tuple) or v[2] is page
+                }
+                self.get = self._pictures.get
+                self._bytes = 0
+            self._bytes += size

@@ -282,8 +282,8 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                     elif entry is None:
                         continue  # it inks nothing
                     elif entry is not UNKNOWN and entry is not NOT_PICTURED:
-                        px, py, pixmap = entry  # type: ignore[misc]
-                        painter.drawPixmap(x + px, y + py, pixmap)
+                        px, py, page, sx, sy, sw, sh = entry  # type: ignore[misc]
+                        painter.drawPixmap(x + px, y + py, page, sx, sy, sw, sh)
                         continue
                 if kind == _TEXT:  # TimelineDelegate._paint_plain, with what it read made once
                     if not pen_set:

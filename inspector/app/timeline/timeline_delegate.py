@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.theme import is_dark, mix, status_colour
+from inspector.app.timeline.text_fit import fits
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.core.records import Verdict
 from inspector.reports.labels import verdict_label, words
@@ -357,8 +358,8 @@ class TimelineDelegate(QStyledItemDelegate):
         shown = self._elided.get((text, width))
         if shown is None:
             shown = text
-            if len(text) * metrics.maxWidth() > width:  # it may not fit: elide (text layout)
-                shown = metrics.elidedText(text, _ELIDE, width)
+            if len(text) * metrics.maxWidth() > width and not fits(metrics, text, width):
+                shown = metrics.elidedText(text, _ELIDE, width)  # it may not fit: elide
             if len(self._elided) >= ELIDED_KEPT:
                 self._elided.clear()
             self._elided[(text, width)] = shown

@@ -65,8 +65,8 @@ def one_pass(pictures: CellPictures, ratio: int, key: str, paint: Paint) -> QIma
             paint(painter)
             painter.restore()
         elif entry is not None:
-            dx, dy, pixmap = entry  # type: ignore[misc]
-            painter.drawPixmap(x + dx, y + dy, pixmap)
+            dx, dy, page, *source = entry  # type: ignore[misc]
+            painter.drawPixmap(x + dx, y + dy, page, *source)
     pictures.finish(painter)
     painter.end()
     return target.toImage()
@@ -81,7 +81,7 @@ def test_a_picture_draws_what_painting_draws(qtbot: QtBot, ratio: int) -> None:
     assert one_pass(pictures, ratio, "k", paint) == expected  # pictured, drawn at the end
     entry = pictures.get("k")
     assert isinstance(entry, tuple) and pictures.made == 1
-    assert entry[2].width() < 100 * ratio  # the ink's box, not the whole cell
+    assert entry[5] < 100 * ratio  # the columns with ink, not the whole cell
     assert one_pass(pictures, ratio, "k", paint) == expected  # drawn from the picture
     pictures.begin("another state", BACKGROUND, ratio, SIZE[0])
     assert pictures.get("k", UNKNOWN) is UNKNOWN
