@@ -21,12 +21,13 @@ the cell is, it gives the pixels painting the cell there gives, provided that
 Pictures depend on what ``begin`` is given (background, device pixel ratio, and a state: text
 colours, fonts, palette, render hints): when it changes, they are all dropped. A cell's key says
 the rest (its text, width, height, alignment, status...). A key is pictured the second time it
-is painted (``wanted``): a text seen once (a step number, an output preview, when scrolling) is
-not worth its picture. The cells pictured in a pass are painted on one scratch pixmap, with one
-painter (one painter per picture was ~200 µs a picture), cut out of it and drawn where they go
-at the end of the pass (``finish``). At most ``MADE_PER_PASS`` a pass (the others in a later
-pass), ``KEPT_BYTES`` of pictures and ``KEPT_KEYS`` keys seen; past either of the last two, all
-are dropped.
+is painted in one pass or two passes in a row (``wanted``): texts repeated down a page (a
+status, an attempt number, a kind) and the rows a live run repaints pass after pass; a text
+painted once (a step number, an output preview, scrolled to new rows) is not worth its
+picture. The cells pictured in a pass are painted on one scratch pixmap, with one painter (one
+painter per picture was ~200 µs a picture), drawn from it at the end of the pass (``finish``),
+and the scratch's used part is kept as their page. At most ``MADE_PER_PASS`` a pass (the
+others in a later pass) and ``KEPT_BYTES`` of pages; past that, all are dropped.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 
 KEPT_BYTES = 24 << 20  # a few pages of every column's distinct texts, at a ratio of 2
-KEPT_KEYS = 8192
 PAD = 4  # logical px around a cell where ink that leaves it is looked for
 MADE_PER_PASS = 48  # pictures painted in one pass at most (each ~20–40 µs)
 SCRATCH_HEIGHT = 400  # logical px of the pass's scratch pixmap the new pictures go on
@@ -63,7 +63,8 @@ class CellPictures:
         self._width = 0  # the scratch's logical width (the viewport's, padded)
         # key -> its picture; NOT_PICTURED: painted, not pictured; PENDING: on this pass's scratch
         self._pictures: dict[Hashable, object] = {}
-        self._seen: set[Hashable] = set()
+        self._seen: set[Hashable] = set()  # keys painted in this pass
+        self._seen_before: set[Hashable] = set()  # and in the pass before
         self._bytes = 0
         self._scratch: QPixmap | None = None
         self._painter: QPainter | None = None
@@ -95,24 +96,25 @@ class CellPictures:
             self._background = QColor(background)
             self._ratio = ratio
         self._width = width + 2 * PAD
+        self._seen_before, self._seen = self._seen, self._seen_before
+        self._seen.clear()
         self._shelves.clear()
         self._used = 0
 
     def clear(self) -> None:
         self._pictures.clear()
         self._seen.clear()
+        self._seen_before.clear()
         self._bytes = 0
         self._state = None
 
     def wanted(self, key: Hashable) -> bool:
-        """Whether to picture ``key`` (not pictured yet) now: it has been painted before, and
-        this pass has room for it."""
+        """Whether to picture ``key`` (not pictured yet) now: it was painted before in this
+        pass or the one before, and this pass has room for it."""
         if key in self._seen:
             return len(self._pending) < MADE_PER_PASS
-        if len(self._seen) >= KEPT_KEYS:
-            self._seen.clear()
         self._seen.add(key)
-        return False
+        return key in self._seen_before and len(self._pending) < MADE_PER_PASS
 
     def add(
         self, key: Hashable, x: int, y: int, width: int, height: int, paint: Paint, clip: bool

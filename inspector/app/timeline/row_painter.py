@@ -8,9 +8,13 @@ reads the option's rect, state, palette, font and metrics, each a copy made for 
 page) that was 10–15 ms of the repaint's ~20 ms. Here a row whose cells have no state of their
 own (not selected, not current, not under the mouse) is painted from the table's geometry and
 two style options made once per repaint (one for step rows, one for header and note rows, which
-Qt paints disabled); a plain cell's text is drawn straight, the others through
-``TimelineDelegate.paint_cell`` with the shared option moved to the cell. The rows with state
-are left to ``QTableView.paintEvent`` itself (a paint event over their rows alone), so
+Qt paints disabled), its cells read in one call (``TimelineItemModel.paint_row``). A plain step
+row's (not flipped or cleared) text, status and latency cells are drawn from their pictures
+(``CellPictures``: one ``drawPixmap``) once pictured, else straight (``drawText``; the delegate's
+``paint_status_at`` / ``paint_latency_at``), its chips through ``TimelineDelegate.paint_cell``;
+header, note, flipped and cleared rows through ``paint_cell`` with the shared option moved to
+the cell; the status strips last (over their cells, as the delegate paints them). The rows with
+state are left to ``QTableView.paintEvent`` itself (a paint event over their rows alone), so
 selection, hover and focus look exactly as Qt draws them.
 
 Only in the case it was written for (``can_paint``): the Fusion style (its row panel is empty
