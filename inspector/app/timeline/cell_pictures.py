@@ -24,10 +24,13 @@ the rest (its text, width, height, alignment, status...). A key is pictured the 
 is painted in one pass or two passes in a row (``wanted``): texts repeated down a page (a
 status, an attempt number, a kind) and the rows a live run repaints pass after pass; a text
 painted once (a step number, an output preview, scrolled to new rows) is not worth its
-picture. The cells pictured in a pass are painted on one scratch pixmap, with one painter (one
-painter per picture was ~200 µs a picture), drawn from it at the end of the pass (``finish``),
-and the scratch's used part is kept as their page. At most ``MADE_PER_PASS`` a pass (the
-others in a later pass) and ``KEPT_BYTES`` of pages; past that, all are dropped.
+picture. The columns whose texts recur down a run, a few hundred of them (attempt, kind,
+status, tokens, latency), are pictured the second time a key is painted at all (``lasting``).
+The cells pictured in a pass are painted on one scratch pixmap, with one painter (one painter
+per picture was ~200 µs a picture), drawn from it at the end of the pass (``finish``), and the
+scratch's used part is kept as their page. At most ``MADE_PER_PASS`` a pass (the others in a
+later pass) and ``KEPT_BYTES`` of pages (past that, all pictures are dropped); the lasting
+keys seen are forgotten past ``KEPT_KEYS``.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 
 KEPT_BYTES = 24 << 20  # a few pages of every column's distinct texts, at a ratio of 2
+KEPT_KEYS = 8192  # lasting keys seen (``wanted``); past that, forgotten
 PAD = 4  # logical px around a cell where ink that leaves it is looked for
 MADE_PER_PASS = 48  # pictures painted in one pass at most (each ~20–40 µs)
 SCRATCH_HEIGHT = 400  # logical px of the pass's scratch pixmap the new pictures go on
@@ -65,6 +69,7 @@ class CellPictures:
         self._pictures: dict[Hashable, object] = {}
         self._seen: set[Hashable] = set()  # keys painted in this pass
         self._seen_before: set[Hashable] = set()  # and in the pass before
+        self._seen_lasting: set[Hashable] = set()  # ``wanted(lasting=True)`` keys ever painted
         self._bytes = 0
         self._scratch: QPixmap | None = None
         self._painter: QPainter | None = None
@@ -105,16 +110,28 @@ class CellPictures:
         self._pictures.clear()
         self._seen.clear()
         self._seen_before.clear()
+        self._seen_lasting.clear()
         self._bytes = 0
         self._state = None
 
-    def wanted(self, key: Hashable) -> bool:
+    def wanted(self, key: Hashable, lasting: bool = False) -> bool:
         """Whether to picture ``key`` (not pictured yet) now: it was painted before in this
-        pass or the one before, and this pass has room for it."""
+        pass or the one before (``lasting``: in any pass since the pictures were last
+        dropped; a column whose texts repeat down a run, few of them), and this pass has room
+        for it."""
+        room = len(self._pending) < MADE_PER_PASS
         if key in self._seen:
-            return len(self._pending) < MADE_PER_PASS
+            return room
         self._seen.add(key)
-        return key in self._seen_before and len(self._pending) < MADE_PER_PASS
+        if key in self._seen_before:
+            return room
+        if lasting:
+            if key in self._seen_lasting:
+                return room
+            if len(self._seen_lasting) >= KEPT_KEYS:
+                self._seen_lasting.clear()
+            self._seen_lasting.add(key)
+        return False
 
     def add(
         self, key: Hashable, x: int, y: int, width: int, height: int, paint: Paint, clip: bool

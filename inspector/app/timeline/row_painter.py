@@ -132,6 +132,11 @@ def _ratio(painter: QPainter) -> tuple[int, float, float] | None:
 # What a step row's cell is, by column (a row with none of its own state, not flipped or
 # cleared): a line of text, the status dot and words, the latency bar and text, or chips.
 _TEXT, _DOT, _BAR, _CHIPS = range(4)
+# The columns whose texts recur down a run (CellPictures.wanted's ``lasting``); a step's number
+# and output preview are its own.
+_LASTING = frozenset(
+    int(c) for c in (Column.ATTEMPT, Column.KIND, Column.STATUS, Column.TOKENS, Column.LATENCY)
+)
 _KINDS = tuple(
     _DOT
     if c == Column.STATUS
@@ -274,7 +279,7 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                     if entry is PENDING:
                         also(key, x, y)  # type: ignore[misc]
                         continue
-                    if entry is UNKNOWN and wanted(key):  # type: ignore[misc]
+                    if entry is UNKNOWN and wanted(key, column in _LASTING):  # type: ignore[misc]
                         if kind == _TEXT:
                             inner = cell_width - 2 * margin
                             shown = cached.get((text, inner)) or elided(metrics, text, inner)
