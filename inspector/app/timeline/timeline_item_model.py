@@ -40,6 +40,7 @@ from inspector.app.timeline.timeline_columns import (  # Column, HEADERS, roles:
     TimelineRole,
     display,
     note_data,
+    step_cells,
     tooltip,
 )
 from inspector.app.timeline.timeline_rows import NOTE as _NOTE
@@ -77,8 +78,6 @@ NOTE_COLUMN = Column.OUTPUT  # the column whose display role is a note row's tex
 REBUILD_FLIPS = 64  # more steps than this gaining or losing flip notes: one reset instead
 
 
-# The columns whose cell is a text, in order (paint_row); the others are chips.
-_TEXT_COLUMNS = (_STEP, _ATTEMPT, _KIND, _STATUS, _OUTPUT, _TOKENS, _LATENCY)
 _PAINT = int(TimelineRole.PAINT)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
@@ -292,30 +291,13 @@ class TimelineItemModel(QAbstractTableModel):
         return self._paint_cell(self._run.steps[entry - 1], column)
 
     def paint_row(self, row: int) -> tuple[PaintCell | None, ...]:
-        """``paint_cell`` of each column of ``row``, in one call (the table's row painter): a
-        header's or note's cells are one ``PaintCell``; a step's are read once for the row."""
+        """``paint_cell`` of each column of ``row`` in one call (the table's row painter)."""
         entry = self._rows[row]
         if entry < 0 or entry > _MASK:
             return (self.paint_cell(row, 0),) * _COLUMNS
         live = self._run.steps[entry - 1]
-        flips = self._flips.get(live.index, ())
-        status, cleared = live.status, live.cleared
-        flipped = live.index in self._flips
-        previews = self._previews
-        texts = [display(live, column, previews, flipped) or "" for column in _TEXT_COLUMNS]
-        step, attempt, kind, words, output, tokens, latency = texts
-        fraction = self._latency_fraction(live)
-        return (
-            PaintCell(step, status, cleared, False, True, flips),
-            PaintCell(attempt, status, cleared, False, True, flips),
-            PaintCell(kind, status, cleared, False, False, flips),
-            PaintCell(words, status, cleared, False, False, flips),
-            PaintCell(output, status, cleared, False, False, flips),
-            PaintCell("", status, cleared, False, False, flips, live.verdicts),
-            PaintCell("", status, cleared, False, False, flips, (), forced_markers(live.forced)),
-            PaintCell(tokens, status, cleared, False, True, flips),
-            PaintCell(latency, status, cleared, False, False, flips, (), (), fraction),
-        )
+        flips, fraction = self._flips.get(live.index, ()), self._latency_fraction(live)
+        return step_cells(live, self._previews, flips, live.index in self._flips, fraction)
 
     # -- cell data --------------------------------------------------------------------------
 
