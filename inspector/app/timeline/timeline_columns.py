@@ -18,6 +18,7 @@ from inspector.reports.step_notes import Note
 from inspector.reports.timeline_cells import (
     CLEARED_TIP,
     FLIP_LABEL,
+    PaintCell,
     Previews,
     flip_line,
     forced_markers,
@@ -122,6 +123,35 @@ def display(live: LiveStep, column: int, previews: Previews, flipped: bool) -> s
         latency = step.latency_ms if step is not None else None
         return "" if latency is None else f"{latency:,.0f} ms"
     return None
+
+
+# The columns whose cell is a text, in order (step_cells); the others are chips.
+_TEXT_COLUMNS = (_STEP, _ATTEMPT, _KIND, _STATUS, _OUTPUT, _TOKENS, _LATENCY)
+
+
+def step_cells(
+    live: LiveStep,
+    previews: Previews,
+    flips: Sequence[Flip],
+    flipped: bool,
+    fraction: float | None,
+) -> tuple[PaintCell, ...]:
+    """The ``PaintCell`` of each column of a step's row, in column order (the item model's
+    ``paint_row``; its ``paint_cell`` gives the same one by one)."""
+    status, cleared = live.status, live.cleared
+    texts = [display(live, column, previews, flipped) or "" for column in _TEXT_COLUMNS]
+    step, attempt, kind, words, output, tokens, latency = texts
+    return (
+        PaintCell(step, status, cleared, False, True, flips),
+        PaintCell(attempt, status, cleared, False, True, flips),
+        PaintCell(kind, status, cleared, False, False, flips),
+        PaintCell(words, status, cleared, False, False, flips),
+        PaintCell(output, status, cleared, False, False, flips),
+        PaintCell("", status, cleared, False, False, flips, live.verdicts),
+        PaintCell("", status, cleared, False, False, flips, (), forced_markers(live.forced)),
+        PaintCell(tokens, status, cleared, False, True, flips),
+        PaintCell(latency, status, cleared, False, False, flips, (), (), fraction),
+    )
 
 
 def tooltip(live: LiveStep, column: int, flips: Sequence[Flip]) -> str | None:

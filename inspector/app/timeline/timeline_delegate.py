@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.theme import is_dark, mix, status_colour
+from inspector.app.timeline.text_fit import fits
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.core.records import Verdict
 from inspector.reports.labels import verdict_label, words
@@ -91,6 +92,14 @@ def chip_order(verdicts: list[Verdict]) -> list[Verdict]:
     """Failing and erroring verdicts first (otherwise in their order), so that the ones that
     matter are never the ones hidden behind "+N"."""
     return sorted(verdicts, key=lambda v: _VERDICT_RANK.get(v.status, 1))
+
+
+def latency_bar_width(width: int, fraction: float | None) -> int:
+    """The latency bar's filled width in a Latency cell ``width`` wide (0: no bar)."""
+    inner = width - 12
+    if fraction is None or inner <= 4:
+        return 0
+    return max(3, round(inner * float(fraction)))
 
 
 def latency_bar_colour(palette: QPalette, selected: bool) -> QColor:
@@ -349,8 +358,8 @@ class TimelineDelegate(QStyledItemDelegate):
         shown = self._elided.get((text, width))
         if shown is None:
             shown = text
-            if len(text) * metrics.maxWidth() > width:  # it may not fit: elide (text layout)
-                shown = metrics.elidedText(text, _ELIDE, width)
+            if len(text) * metrics.maxWidth() > width and not fits(metrics, text, width):
+                shown = metrics.elidedText(text, _ELIDE, width)  # it may not fit: elide
             if len(self._elided) >= ELIDED_KEPT:
                 self._elided.clear()
             self._elided[(text, width)] = shown
@@ -508,18 +517,22 @@ class TimelineDelegate(QStyledItemDelegate):
         made (``dark``) first."""
         x, y, width, height = rect
         left, inner = x + 6, width - 12
-        fraction = cell.fraction
-        if fraction is not None and inner > 4:
+        filled = latency_bar_width(width, cell.fraction)
+        if filled:
             track = QRect(left, y + height - 6, inner, 4)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(self._track)
             painter.drawRoundedRect(track, 2, 2)
-            track.setWidth(max(3, round(inner * float(fraction))))
+            track.setWidth(filled)
             painter.setBrush(bar)
             painter.drawRoundedRect(track, 2, 2)
         painter.setPen(colour)
         painter.setFont(font)
         painter.drawText(left, y, inner, height - 4, _ALIGN_BITS[1], cell.text)
+
+    def track_colour(self) -> QColor:
+        """The latency bar's track colour, of the palette ``dark`` was last given."""
+        return self._track
 
     def dark(self, palette: QPalette) -> bool:
         """Whether ``palette`` is dark; the colours made from it are kept until it changes."""

@@ -40,6 +40,7 @@ from inspector.app.timeline.timeline_columns import (  # Column, HEADERS, roles:
     TimelineRole,
     display,
     note_data,
+    step_cells,
     tooltip,
 )
 from inspector.app.timeline.timeline_rows import NOTE as _NOTE
@@ -288,6 +289,15 @@ class TimelineItemModel(QAbstractTableModel):
             live = self._run.steps[(entry & _MASK) - 1]
             return PaintCell(note.text, live.status, live.cleared, note=note.kind)
         return self._paint_cell(self._run.steps[entry - 1], column)
+
+    def paint_row(self, row: int) -> tuple[PaintCell | None, ...]:
+        """``paint_cell`` of each column of ``row`` in one call (the table's row painter)."""
+        entry = self._rows[row]
+        if entry < 0 or entry > _MASK:
+            return (self.paint_cell(row, 0),) * _COLUMNS
+        live = self._run.steps[entry - 1]
+        flips, fraction = self._flips.get(live.index, ()), self._latency_fraction(live)
+        return step_cells(live, self._previews, flips, live.index in self._flips, fraction)
 
     # -- cell data --------------------------------------------------------------------------
 

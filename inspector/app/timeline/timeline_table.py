@@ -24,6 +24,7 @@ from PySide6.QtGui import QHoverEvent, QPaintEvent
 from PySide6.QtWidgets import QTableView, QWidget
 
 from inspector.app.timeline import row_painter
+from inspector.app.timeline.cell_pictures import CellPictures
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -37,6 +38,7 @@ class TimelineTable(QTableView):
         self.row_painting = True  # rows without state painted by row_painter (tests: False)
         self.cells_painted = 0  # cells row_painter painted (tests count them)
         self._hover = QPersistentModelIndex()  # the cell Qt's view takes as hovered
+        self.pictures = CellPictures()  # cells row_painter draws as pixmaps (None: none)
 
     def setModel(self, model: QAbstractItemModel | None) -> None:
         old = self.model()

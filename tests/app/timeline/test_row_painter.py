@@ -1,13 +1,15 @@
 """The table's row painter draws the same pixels as Qt's cell-by-cell paint: every demo, at
 three sizes, with a step selected or none, the mouse over a row, cleared and flipped steps, note
-rows and attempt headers, scrolled by part of a row. Each comparison also checks that the row
-painter painted (so that it is not Qt's path compared with itself)."""
+rows and attempt headers, scrolled by part of a row, cells drawn from their pictures
+(``CellPictures``), texts overflowing a narrow column, another font. Each comparison also checks
+that the row painter painted (so that it is not Qt's path compared with itself). Run them with
+``QT_SCALE_FACTOR=2`` and ``1.5`` too (pictures at whole device pixel ratios only)."""
 
 from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QHoverEvent, QImage
+from PySide6.QtGui import QFont, QHoverEvent, QImage
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -28,10 +30,14 @@ def grab(view: TimelineView, rows: bool) -> QImage:
 
 
 def assert_same(view: TimelineView) -> None:
+    """Three paints by the row painter (cells pictured on the way: their second paint makes
+    their pictures, the third draws them) each give Qt's pixels."""
     before = view.table.cells_painted
-    by_rows = grab(view, True)
+    by_rows = [grab(view, True) for _ in range(3)]
     assert view.table.cells_painted > before  # the row painter painted
-    assert by_rows == grab(view, False)
+    by_qt = grab(view, False)
+    for image in by_rows:
+        assert image == by_qt
 
 
 def shown(qtbot: QtBot, name: str, size: tuple[int, int]) -> TimelineView:
@@ -91,3 +97,26 @@ def test_other_cases_take_qts_paint(qtbot: QtBot) -> None:
     assert not row_painter.can_paint(table)
     table.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
     assert row_painter.can_paint(table)
+
+
+def test_narrow_columns_a_new_font_and_a_scroll_keep_qts_pixels(qtbot: QtBot) -> None:
+    """Texts that overflow their cell (a column narrower than "…") are not pictured; a new font
+    drops the pictures; cells pictured in one place are drawn in another after a scroll."""
+    view = shown(qtbot, "retry-feedback", (900, 400))
+    table = view.table
+    header = table.horizontalHeader()
+    for width in (4, 9, 14):
+        header.resizeSection(1, width)  # Att.
+        header.resizeSection(0, width + 2)  # #
+        assert_same(view)
+    font = QFont(table.font())
+    font.setPointSizeF(font.pointSizeF() * 1.3)
+    table.setFont(font)
+    QApplication.processEvents()
+    made = table.pictures.made
+    assert_same(view)
+    ratio = table.viewport().devicePixelRatioF()
+    if ratio == int(ratio):  # else none are made
+        assert table.pictures.made > made > 0  # made again, in the new font
+    table.verticalScrollBar().setValue(3)
+    assert_same(view)

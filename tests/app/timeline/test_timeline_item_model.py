@@ -247,3 +247,25 @@ def test_flips_come_and_go_as_note_rows_without_a_reset(qtmodeltester: ModelTest
     model.set_flips({})
     assert rows(model) == ["A1", "1", "2", "n2", "n2", "A2", "3", "n3", "n3", "A3", "4"]
     assert model.row_of_step(4) == 10 and not resets
+
+
+@pytest.mark.parametrize("demo", ["retry-feedback", "step-cap", "final-answer-tool"])
+def test_a_rows_paint_cells_are_its_cells_read_one_by_one(demo: str) -> None:
+    """``paint_row`` (the row painter's one call per row) gives each column's ``paint_cell``:
+    steps, headers and note rows, flipped and cleared steps, a streaming step."""
+    from inspector.core.revalidate import Flip
+
+    model = TimelineItemModel()
+    model.show_run(stored_run(demo))
+    flip = Flip(step=1, validator="no_markdown", before=None, after="pass")
+    for flips in ({}, {1: [flip]}):
+        model.set_flips(flips)
+        for row in range(model.rowCount()):
+            cells = [model.paint_cell(row, column) for column in range(len(Column))]
+            assert list(model.paint_row(row)) == cells
+    live = LiveRun()
+    for event in demo_run(demo)[0][:4]:  # a step started, not finished
+        live.apply(event)
+    model.show_run(live)
+    for row in range(model.rowCount()):
+        assert list(model.paint_row(row)) == [model.paint_cell(row, c) for c in range(len(Column))]
