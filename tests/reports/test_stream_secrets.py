@@ -211,3 +211,28 @@ def test_a_credential_value_nested_too_deep_to_decode_is_redacted_to_the_end() -
     text = '{"note": "x", "password": ' + "[" * 5000 + json.dumps(SECRET)
     assert SECRET not in redact_text(text)
     assert SECRET not in "".join(redacted_fragments([text[:40], text[40:]], secret_spans(text)))
+
+
+def _call_chunk(arguments: str, index: int | None) -> str:
+    call: dict[str, object] = {"function": {"arguments": arguments}}
+    if index is not None:
+        call["index"] = index
+    return json.dumps({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+
+
+def test_interleaved_tool_calls_of_a_raw_stream_are_redacted_each_in_its_own() -> None:
+    # Joined across both calls, call 0's secret ran into call 1's arguments: the JSON string
+    # ended at call 1's first quote and "defghijk" was written as recorded.
+    parts = [('{"password": "abc', 0), ('{"q": "x"}', 1), ('defghijk"}', 0)]
+    response = {"events": [_call_chunk(p, i) for p, i in parts] + ["[DONE]"]}
+    out = with_raw_streams_redacted(response)["events"]
+    args = [json.loads(e)["choices"][0]["delta"]["tool_calls"][0]["function"] for e in out[:3]]
+    assert args[0]["arguments"] + args[2]["arguments"] == '{"password": "[redacted]"}'
+    assert args[1]["arguments"] == '{"q": "x"}'
+
+
+def test_a_raw_call_whose_later_chunks_omit_its_index_is_still_one_stream() -> None:
+    parts = [('{"password": "abc', 0), ('defghijk"}', None)]
+    response = {"events": [_call_chunk(p, i) for p, i in parts]}
+    out = with_raw_streams_redacted(response)["events"]
+    assert "defghijk" not in "".join(out) and "abc" not in "".join(out)
