@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from inspector.core import credentials
@@ -201,7 +202,7 @@ def json_value_spans(text: str) -> list[tuple[int, int]]:
     if '"' not in text:
         return []
     found = []
-    for match in _JSON_KEY.finditer(text):
+    for match in _json_keys(text):
         try:
             key = json.loads(f'"{match.group(1)}"')
         except ValueError:
@@ -214,9 +215,37 @@ def json_value_spans(text: str) -> list[tuple[int, int]]:
         except ValueError:  # a string cut short runs to the end; prose, to its next break
             cut_short = text.startswith('"', start)
             value, end = ..., len(text) if cut_short else _bare_end(text, start)
+        except RecursionError:  # nested deeper than the decoder goes: redacted to the end
+            value, end = ..., len(text)
         if value not in (None, "", REDACTED) and end > start:
             found.append((start, end))
     return found
+
+
+def _json_keys(text: str) -> Iterator[re.Match[str]]:
+    """``_JSON_KEY``'s matches in ``text``, tried only at quotes no backslash escapes.
+
+    Tried at every quote (``finditer``), the pattern scanned from each escaped quote of a
+    string to the string's end: quadratic in a long string of escaped quotes (a tool call
+    writing code: 144 kB of arguments took a minute). A match from an escaped quote could only
+    pair it with the string's closing quote, never a credential's name."""
+    at = 0
+    quote = text.find('"')
+    while quote != -1:
+        if quote >= at and _unescaped(text, quote):
+            match = _JSON_KEY.match(text, quote)
+            if match is not None:
+                yield match
+                at = match.end()
+        quote = text.find('"', quote + 1)
+
+
+def _unescaped(text: str, quote: int) -> bool:
+    """Whether the quote at ``quote`` follows an even number of backslashes."""
+    before = quote
+    while before > 0 and text[before - 1] == "\\":
+        before -= 1
+    return (quote - before) % 2 == 0
 
 
 def _bare_end(text: str, start: int) -> int:

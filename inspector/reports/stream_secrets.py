@@ -203,9 +203,9 @@ _STREAMED = re.compile(rf'"({"|".join(STREAMED_FIELDS)})":\s*"([^"\\]*(?:\\.[^"\
 
 def with_raw_streams_redacted(response: Any) -> Any:
     """A raw response whose ``events`` (a stream's payloads as the providers record them: JSON
-    values, or the data's text) have each fragment of a secret redacted, a stream being every
-    string of one of ``STREAMED_FIELDS`` across the events, joined in order; ``response``
-    itself when nothing needs it.
+    values, or the data's text) have each fragment of a secret redacted, a stream being the
+    strings of one of ``STREAMED_FIELDS`` across the events, of one call or block
+    (``_string_leaves``), joined in order; ``response`` itself when nothing needs it.
 
     Found in the events' JSON text without parsing or walking them (a C pass per response):
     the escaped fragments of a field, joined, are the escaped stream, which ``may_hold_secrets``
@@ -228,14 +228,25 @@ def with_raw_streams_redacted(response: Any) -> Any:
     if not suspect:
         return response
     parsed = [_parsed(event) for event in events]
-    leaves: dict[str, list[tuple[Any, Any, str]]] = {}
-    _string_leaves(parsed, suspect, leaves)
+    leaves: list[tuple[tuple[Any, ...], Any, Any]] = []  # (stream, holder, key), in order
+    for value in parsed:
+        _string_leaves(value, suspect, leaves, ())
+    # Each stream alone (two tool calls' interleaved deltas), then, for a name with several
+    # streams, all its fragments joined as before: a stream whose events do not all say which
+    # call they are of (``openai_stream`` takes a call without ``index`` for its position).
+    streams: dict[tuple[Any, ...], list[tuple[Any, Any]]] = {}
+    names: dict[str, list[tuple[Any, Any]]] = {}
+    for stream, holder, key in leaves:
+        streams.setdefault(stream, []).append((holder, key))
+        names.setdefault(key, []).append((holder, key))
     changed: set[int] = set()
-    for name in suspect:
-        found = leaves.get(name, [])
-        texts = [text for _, _, text in found]
+    groups = [*streams.values(), *(names[n] for n in names if _streams_of(streams, n) > 1)]
+    for found in groups:
+        texts = [holder[key] for holder, key in found]
         spans = secret_spans("".join(texts))
-        for (holder, key, old), new in zip(found, redacted_fragments(texts, spans), strict=True):
+        for (holder, key), old, new in zip(
+            found, texts, redacted_fragments(texts, spans), strict=True
+        ):
             if new != old:
                 holder[key] = new
                 changed.add(id(holder))
@@ -246,6 +257,10 @@ def with_raw_streams_redacted(response: Any) -> Any:
         for event, value in zip(events, parsed, strict=True)
     ]
     return {**response, "events": out}
+
+
+def _streams_of(streams: dict[tuple[Any, ...], Any], name: str) -> int:
+    return sum(1 for stream in streams if stream[0] == name)
 
 
 def _parsed(event: Any) -> Any:
@@ -270,16 +285,33 @@ def _holds(value: Any, holders: set[int]) -> bool:
     return False
 
 
-def _string_leaves(value: Any, names: set[str], out: dict[str, list[tuple[Any, Any, str]]]) -> None:
+# Fields that tell a stream's fragments from another's of the same name: the tool call an
+# OpenAI chunk's ``arguments`` belong to (``tool_calls[].index``), the content block of an
+# Anthropic event (``index``), a Responses-style event's output item and content part.
+_STREAM_IDS = ("index", "output_index", "content_index", "item_id")
+
+
+def _string_leaves(
+    value: Any,
+    names: set[str],
+    out: list[tuple[tuple[Any, ...], Any, Any]],
+    stream: tuple[Any, ...],
+    position: int | None = None,
+) -> None:
     """Every string under a field in ``names``, in the order of the JSON text, with the object
-    holding it."""
+    holding it, by stream: its field's name and the ``_STREAM_IDS`` of the objects around it
+    (two tool calls whose deltas interleave are two streams); an object in a list that has
+    none is told by its position there, as ``openai_stream`` tells a call without ``index``."""
     if isinstance(value, dict):
+        ids = tuple(value.get(key) for key in _STREAM_IDS if isinstance(value.get(key), int | str))
+        if ids or position is not None:
+            stream = (*stream, *(ids or (position,)))
         for key, item in value.items():
             if isinstance(item, str):
                 if key in names:
-                    out.setdefault(key, []).append((value, key, item))
+                    out.append(((key, *stream), value, key))
             else:
-                _string_leaves(item, names, out)
+                _string_leaves(item, names, out, stream)
     elif isinstance(value, list):
-        for item in value:
-            _string_leaves(item, names, out)
+        for at, item in enumerate(value):
+            _string_leaves(item, names, out, stream, at)

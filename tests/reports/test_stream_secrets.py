@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 
 import pytest
 
@@ -17,8 +18,9 @@ from inspector.core.events import (
 )
 from inspector.core.messages import user
 from inspector.core.records import RawExchange, Step, StepRequest
+from inspector.reports import redact as redact_module
 from inspector.reports.jsonl_requests import RequestDeltas
-from inspector.reports.redact import redact
+from inspector.reports.redact import json_value_spans, redact, redact_text
 from inspector.reports.stream_secrets import (
     Span,
     redacted_fragments,
@@ -176,3 +178,61 @@ def test_prose_quoting_a_credential_name_loses_one_word_not_the_rest() -> None:
     text = 'the "password": field is required, see docs'
     expected = 'the "password": "[redacted]" is required, see docs'
     assert _replaced(text, secret_spans(text)) == expected
+
+
+class _TriedAt:
+    """``redact._JSON_KEY`` recording where it is tried."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.starts: list[int] = []
+
+    def match(self, text: str, pos: int) -> re.Match[str] | None:
+        self.starts.append(pos)
+        return self.pattern.match(text, pos)
+
+
+def test_json_keys_are_sought_only_at_quotes_no_backslash_escapes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Tried at each escaped quote, the search scanned to the string's end from every one of
+    # them: a tool call writing 144 kB of code with quotes in it took a minute to export.
+    code = "password = 1\n" + 'print("hello")\n' * 50
+    args = json.dumps({"content": code, "api_key": SECRET})
+    tried = _TriedAt(redact_module._JSON_KEY)
+    monkeypatch.setattr(redact_module, "_JSON_KEY", tried)
+    spans = json_value_spans(args)
+    assert [args[start:end] for start, end in spans] == [json.dumps(SECRET)]
+    unescaped = [i for i, c in enumerate(args) if c == '"' and args[i - 1] != "\\"]
+    assert tried.starts and set(tried.starts) <= set(unescaped)
+
+
+def test_a_credential_value_nested_too_deep_to_decode_is_redacted_to_the_end() -> None:
+    text = '{"note": "x", "password": ' + "[" * 5000 + json.dumps(SECRET)
+    assert SECRET not in redact_text(text)
+    assert SECRET not in "".join(redacted_fragments([text[:40], text[40:]], secret_spans(text)))
+
+
+def _call_chunk(arguments: str, index: int | None) -> str:
+    call: dict[str, object] = {"function": {"arguments": arguments}}
+    if index is not None:
+        call["index"] = index
+    return json.dumps({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+
+
+def test_interleaved_tool_calls_of_a_raw_stream_are_redacted_each_in_its_own() -> None:
+    # Joined across both calls, call 0's secret ran into call 1's arguments: the JSON string
+    # ended at call 1's first quote and "defghijk" was written as recorded.
+    parts = [('{"password": "abc', 0), ('{"q": "x"}', 1), ('defghijk"}', 0)]
+    response = {"events": [_call_chunk(p, i) for p, i in parts] + ["[DONE]"]}
+    out = with_raw_streams_redacted(response)["events"]
+    args = [json.loads(e)["choices"][0]["delta"]["tool_calls"][0]["function"] for e in out[:3]]
+    assert args[0]["arguments"] + args[2]["arguments"] == '{"password": "[redacted]"}'
+    assert args[1]["arguments"] == '{"q": "x"}'
+
+
+def test_a_raw_call_whose_later_chunks_omit_its_index_is_still_one_stream() -> None:
+    parts = [('{"password": "abc', 0), ('defghijk"}', None)]
+    response = {"events": [_call_chunk(p, i) for p, i in parts]}
+    out = with_raw_streams_redacted(response)["events"]
+    assert "defghijk" not in "".join(out) and "abc" not in "".join(out)
