@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -35,12 +36,13 @@ from inspector.reports.json_pieces import (
     Piece,
     PieceCache,
     array,
+    clean_lines,
     obj,
     piece,
-    with_key,
+    with_items,
 )
 from inspector.reports.jsonl_requests import RequestDeltas, RequestExpander
-from inspector.reports.redact import may_hold_secrets, redacted_json
+from inspector.reports.redact import redacted_json
 
 # 2: requests as differences from earlier ones (``jsonl_requests``); 1 wrote them whole.
 JSONL_VERSION = 2
@@ -89,14 +91,31 @@ def event_line(timed: Timed, deltas: RequestDeltas) -> dict[str, Any]:
 
 class _EventLines:
     """Event lines as pieces (``json_pieces``): a step's dump, its request's fields and each
-    message are written once, and each is tested for secrets once."""
+    message are written once. The lines of steps, most of a long run's text, are put together
+    from their pieces' text (``_STEP_LINES``); a delta's or a tool result's is its stored JSON
+    (``VERBATIM_KINDS``)."""
 
     def __init__(self, deltas: RequestDeltas) -> None:
         self.deltas = deltas
-        self.steps = PieceCache()
+        self.steps: PieceCache[Piece] = PieceCache()
+        # A step written again with the same request and raw pieces (the record's): its piece.
+        self._again: PieceCache[tuple[Piece, Piece, Piece]] = PieceCache()
+        self._run_ids: dict[str, str] = {}
+
+    def lines(self, events: Iterable[Timed]) -> Iterator[Piece]:
+        for timed in events:
+            stored = timed.stored_json if _as_stored(type(timed)) else None  # type: ignore[attr-defined]
+            if stored is not None and stored.startswith(_VERBATIM_STARTS):
+                yield self._verbatim(timed, stored)
+            else:
+                yield self.line(timed)
 
     def line(self, timed: Timed) -> Piece:
         event = timed.event
+        if _STEP_LINES and type(event) is StepStarted:
+            return self._step_started(timed, event)
+        if _STEP_LINES and type(event) is StepFinished:
+            return self._step_finished(timed, event)
         if isinstance(event, StepStarted):
             # The request goes last, after ``forced``, as version 2 always wrote it.
             dump = event.model_dump(mode="json", exclude={"request"})
@@ -110,19 +129,110 @@ class _EventLines:
             transcript = array(self.deltas.message_piece(m) for m in record.transcript)
             dump = _with(event, record=obj(_with(record, steps=steps, transcript=transcript)))
         else:
-            return piece(
-                {"version": JSONL_VERSION, "t_ms": timed.t_ms, **event.model_dump(mode="json")}
-            )
+            return piece(_dumped(timed))
         return obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
+
+    def _verbatim(self, timed: Timed, stored: str) -> Piece:
+        """The line of an event handed out as its stored JSON (``AsStored``: its dump without
+        ``run_id``, which comes first); its value is the model's dump."""
+        text = (
+            f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
+            f'"run_id":{self.run_id(timed.event.run_id)},{stored[1:]}'
+        )
+        return Piece(text, lambda: _dumped(timed))
+
+    def _step_started(self, timed: Timed, event: StepStarted) -> Piece:
+        """``{"version", "t_ms", **event's dump but its request, "request"}`` from its pieces'
+        text: the dump's items are the event's fields in order (``_STEP_LINES``)."""
+        forced = event.forced
+        forced_text = "null" if forced is None else dumps(forced.model_dump(mode="json"))
+        request = self.deltas.request_piece(event.index, event.request)
+        text = (
+            f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
+            f'"run_id":{self.run_id(event.run_id)},"kind":"step_started",'
+            f'"index":{integer(event.index)},"attempt":{integer(event.attempt)},'
+            f'"forced":{forced_text},"request":{request.text}}}'
+        )
+
+        def make() -> dict[str, Any]:
+            dump = event.model_dump(mode="json", exclude={"request"})
+            return {"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump, "request": request.make()}
+
+        return Piece(text, make)
+
+    def _step_finished(self, timed: Timed, event: StepFinished) -> Piece:
+        step = self.step(event.step)
+        text = (
+            f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
+            f'"run_id":{self.run_id(event.run_id)},"kind":"step_finished","step":{step.text}}}'
+        )
+
+        def make() -> dict[str, Any]:
+            dump = event.model_dump(mode="json", exclude={"step"})
+            return {"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump, "step": step.make()}
+
+        return Piece(text, make)
+
+    def run_id(self, run_id: str) -> str:
+        made = self._run_ids.get(run_id)
+        if made is None:
+            made = self._run_ids[run_id] = dumps(run_id)
+        return made
 
     def step(self, step: Step) -> Piece:
         """The step's dump, its request and raw exchange last, as deltas."""
-        fields = self.steps.get(
-            step, lambda: piece(step.model_dump(mode="json", exclude={"request", "raw"}))
-        )
         request = self.deltas.request_piece(step.index, step.request)
         raw = self.deltas.raw_piece(step.index, step.raw)
-        return with_key(with_key(fields, "request", request), "raw", raw)
+        again = self._again.find(step)
+        if again is not None and again[0] is request and again[1] is raw:
+            return again[2]
+        fields = self.steps.find(step) or self.steps.put(
+            step, piece(step.model_dump(mode="json", exclude={"request", "raw"}))
+        )
+        out = with_items(fields, ("request", request), ("raw", raw))
+        self._again.put(step, (request, raw, out))
+        return out
+
+
+def _dumped(timed: Timed) -> dict[str, Any]:
+    """An event's line as its dump (before redaction)."""
+    return {"version": JSONL_VERSION, "t_ms": timed.t_ms, **timed.event.model_dump(mode="json")}
+
+
+def number(value: Any) -> str:
+    """``dumps`` of a number (a finite float is its ``repr``, as ``json.dumps`` writes it)."""
+    if type(value) is float and value - value == 0.0:
+        return float.__repr__(value)
+    return dumps(value)
+
+
+def integer(value: int) -> str:
+    return int.__repr__(value) if type(value) is int else dumps(value)
+
+
+def _shape_is(cls: type[BaseModel], names: tuple[str, ...]) -> bool:
+    """Whether ``cls``'s dump is its fields ``names`` in this order under their own names,
+    none left out by a rule of its own, no serializer of the model's own."""
+    fields = cls.model_fields
+    return (
+        tuple(fields) == names
+        and not cls.__pydantic_decorators__.model_serializers
+        and not cls.__pydantic_decorators__.field_serializers
+        and all(
+            f.alias is None
+            and f.serialization_alias is None
+            and f.exclude is None
+            and getattr(f, "exclude_if", None) is None
+            for f in fields.values()
+        )
+    )
+
+
+# The step lines written from their pieces' text, in the fields' order checked here; another
+# shape takes the dump's way.
+_STEP_LINES = _shape_is(
+    StepStarted, ("run_id", "kind", "index", "attempt", "request", "forced")
+) and _shape_is(StepFinished, ("run_id", "kind", "step"))
 
 
 def _with(model: BaseModel, **pieces: Piece) -> dict[str, Any]:
@@ -143,22 +253,14 @@ def jsonl_lines(
 ) -> Iterator[str]:
     """The export, line by line (each without its newline), produced as it is written."""
     yield redacted_json(header(record, events, synthesized=synthesized))
-    lines = _EventLines(RequestDeltas())
-    for timed in events:
-        stored = getattr(timed, "stored_json", None)
-        text = None if stored is None else _verbatim_line(timed, stored)
-        yield lines.line(timed).written() if text is None else text
+    yield from clean_lines(_EventLines(RequestDeltas()).lines(events))
 
 
-def _verbatim_line(timed: Any, stored: str) -> str | None:
-    """The line of an event handed out as its stored JSON (``AsStored``: its dump without
-    ``run_id``, which comes first) when that is the line's text and holds nothing to redact;
-    None for the others, which take the model's way."""
-    if not stored.startswith(_VERBATIM_STARTS):
-        return None
-    t_ms, run_id = dumps(timed.t_ms), dumps(timed.event.run_id)
-    text = f'{{"version":{JSONL_VERSION},"t_ms":{t_ms},"run_id":{run_id},{stored[1:]}'
-    return None if may_hold_secrets(text) else text
+@cache
+def _as_stored(cls: type) -> bool:
+    """Whether events of this class come with their stored JSON (``AsStored``); asked of the
+    class, not of each event (a pydantic model answers a missing attribute slowly)."""
+    return hasattr(cls, "stored_json")
 
 
 @dataclass(frozen=True)
