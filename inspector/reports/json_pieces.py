@@ -11,7 +11,7 @@ text is byte for byte the text of the whole value. The value itself is made only
 
 Redaction: a line is written as its text when ``may_hold_secrets`` finds nothing in it, else as
 ``redacted_json`` of its value (the full walk), exactly as a line dumped whole would be.
-``clean_lines`` searches many lines at once: what the search looks for — a credential-like
+``written`` searches many lines at once: what the search looks for — a credential-like
 name followed by ``:`` or ``=``, ``bearer``, ``sk-`` after a non-word character — never
 straddles two lines (a line starts with ``{`` and ends with ``}``, and they are joined by a
 newline), so lines that are clean together are clean one by one, and only a group that is not
@@ -20,7 +20,7 @@ is searched line by line.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from inspector.core.compact_json import dumps
@@ -48,6 +48,17 @@ def piece(value: Any) -> Piece:
     return Piece(dumps(value), lambda: value)
 
 
+_KEYS: dict[str, str] = {}
+
+
+def key(name: str) -> str:
+    """``"name":`` (the few names of a run's fields, written once each)."""
+    text = _KEYS.get(name)
+    if text is None:
+        text = _KEYS[name] = dumps(name) + ":"
+    return text
+
+
 def obj(items: Mapping[str, Any]) -> Piece:
     """The object of ``items``, whose values are pieces or plain JSON values (those between two
     pieces written in one ``json.dumps``)."""
@@ -60,7 +71,7 @@ def obj(items: Mapping[str, Any]) -> Piece:
         if plain:
             parts.append(dumps(plain)[1:-1])
             plain = {}
-        parts.append(f"{dumps(name)}:{item.text}")
+        parts.append(f"{key(name)}{item.text}")
     if plain:
         parts.append(dumps(plain)[1:-1])
 
@@ -77,7 +88,7 @@ def array(items: Iterable[Piece]) -> Piece:
 
 def with_items(base: Piece, *items: tuple[str, Piece]) -> Piece:
     """``base`` (an object) with more items at its end."""
-    added = ",".join([f"{dumps(name)}:{item.text}" for name, item in items])
+    added = ",".join([f"{key(name)}{item.text}" for name, item in items])
     comma = "," if base.text != "{}" and added else ""
 
     def make() -> dict[str, Any]:
@@ -91,25 +102,17 @@ def with_items(base: Piece, *items: tuple[str, Piece]) -> Piece:
 GROUP_CHARS = 256 * 1024
 
 
-def clean_lines(lines: Iterable[Piece]) -> Iterator[str]:
-    """Each line as an export writes it (``Piece.written``), the search for secrets done on
-    groups of lines (the module's docstring says why that finds what it finds line by line)."""
-    group: list[Piece] = []
-    size = 0
-    for line in lines:
-        group.append(line)
-        size += len(line.text)
-        if size >= GROUP_CHARS:
-            yield from _written(group)
-            group, size = [], 0
-    yield from _written(group)
-
-
-def _written(group: list[Piece]) -> list[str]:
-    texts = [line.text for line in group]
-    if not may_hold_secrets("\n".join(texts)):
-        return texts
-    return [line.written() for line in group]
+def written(lines: list[str], value_of: Callable[[int], Any]) -> list[str]:
+    """``lines`` (JSON texts, one object each) as an export writes them: as they are when the
+    search for secrets finds nothing in them together (the module's docstring says why that
+    is what it finds line by line); else each line searched alone, and one that may hold a
+    secret written as ``redacted_json`` of its value (``value_of(n)``, the ``n``-th line's)."""
+    if not may_hold_secrets("\n".join(lines)):
+        return lines
+    return [
+        redacted_json(value_of(n)) if may_hold_secrets(line) else line
+        for n, line in enumerate(lines)
+    ]
 
 
 class PieceCache(Generic[T]):

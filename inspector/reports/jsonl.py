@@ -33,15 +33,17 @@ from inspector.core.events import (
 )
 from inspector.core.records import RunRecord, Step
 from inspector.reports.json_pieces import (
+    GROUP_CHARS,
     Piece,
     PieceCache,
     array,
-    clean_lines,
     obj,
     piece,
     with_items,
+    written,
 )
 from inspector.reports.jsonl_requests import RequestDeltas, RequestExpander
+from inspector.reports.model_json import model_json
 from inspector.reports.redact import redacted_json
 
 # 2: requests as differences from earlier ones (``jsonl_requests``); 1 wrote them whole.
@@ -102,13 +104,35 @@ class _EventLines:
         self._again: PieceCache[tuple[Piece, Piece, Piece]] = PieceCache()
         self._run_ids: dict[str, str] = {}
 
-    def lines(self, events: Iterable[Timed]) -> Iterator[Piece]:
+    def groups(self, events: Iterable[Timed]) -> Iterator[list[str]]:
+        """The lines of ``events`` as an export writes them, about ``GROUP_CHARS`` characters
+        of lines at a time (searched for secrets together: ``json_pieces.written``)."""
+        texts: list[str] = []
+        # How to make each line's value, for a group that may hold a secret: its piece, or its
+        # event (a line of stored JSON: the event's dump).
+        makers: list[Piece | Timed] = []
+        size = 0
         for timed in events:
             stored = timed.stored_json if _as_stored(type(timed)) else None  # type: ignore[attr-defined]
             if stored is not None and stored.startswith(_VERBATIM_STARTS):
-                yield self._verbatim(timed, stored)
+                # The event's stored JSON (``AsStored``: its dump without ``run_id``, which
+                # comes first).
+                text = (
+                    f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
+                    f'"run_id":{self.run_id(timed.event.run_id)},{stored[1:]}'
+                )
+                makers.append(timed)
             else:
-                yield self.line(timed)
+                line = self.line(timed)
+                text = line.text
+                makers.append(line)
+            texts.append(text)
+            size += len(text)
+            if size >= GROUP_CHARS:
+                yield _written(texts, makers)
+                texts, makers, size = [], [], 0
+        if texts:
+            yield _written(texts, makers)
 
     def line(self, timed: Timed) -> Piece:
         event = timed.event
@@ -131,15 +155,6 @@ class _EventLines:
         else:
             return piece(_dumped(timed))
         return obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
-
-    def _verbatim(self, timed: Timed, stored: str) -> Piece:
-        """The line of an event handed out as its stored JSON (``AsStored``: its dump without
-        ``run_id``, which comes first); its value is the model's dump."""
-        text = (
-            f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
-            f'"run_id":{self.run_id(timed.event.run_id)},{stored[1:]}'
-        )
-        return Piece(text, lambda: _dumped(timed))
 
     def _step_started(self, timed: Timed, event: StepStarted) -> Piece:
         """``{"version", "t_ms", **event's dump but its request, "request"}`` from its pieces'
@@ -186,12 +201,28 @@ class _EventLines:
         again = self._again.find(step)
         if again is not None and again[0] is request and again[1] is raw:
             return again[2]
-        fields = self.steps.find(step) or self.steps.put(
-            step, piece(step.model_dump(mode="json", exclude={"request", "raw"}))
-        )
+        fields = self.steps.find(step) or self.steps.put(step, _step_fields(step))
         out = with_items(fields, ("request", request), ("raw", raw))
         self._again.put(step, (request, raw, out))
         return out
+
+
+_NOT_FIELDS = frozenset({"request", "raw"})
+
+
+def _step_fields(step: Step) -> Piece:
+    """A step's dump without its request and raw exchange (written as deltas)."""
+    return Piece(
+        model_json(step, _NOT_FIELDS), lambda: step.model_dump(mode="json", exclude=_NOT_FIELDS)
+    )
+
+
+def _written(texts: list[str], makers: list[Piece | Timed]) -> list[str]:
+    def value_of(n: int) -> Any:
+        maker = makers[n]
+        return maker.make() if isinstance(maker, Piece) else _dumped(maker)
+
+    return written(texts, value_of)
 
 
 def _dumped(timed: Timed) -> dict[str, Any]:
@@ -253,7 +284,18 @@ def jsonl_lines(
 ) -> Iterator[str]:
     """The export, line by line (each without its newline), produced as it is written."""
     yield redacted_json(header(record, events, synthesized=synthesized))
-    yield from clean_lines(_EventLines(RequestDeltas()).lines(events))
+    for group in _EventLines(RequestDeltas()).groups(events):
+        yield from group
+
+
+def jsonl_chunks(
+    record: RunRecord, events: Sequence[Timed], *, synthesized: bool = False
+) -> Iterator[str]:
+    """``jsonl_lines`` as a file holds them (each line ending with a newline), many lines to a
+    chunk."""
+    yield redacted_json(header(record, events, synthesized=synthesized)) + "\n"
+    for group in _EventLines(RequestDeltas()).groups(events):
+        yield "\n".join(group) + "\n"
 
 
 @cache

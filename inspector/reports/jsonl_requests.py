@@ -22,11 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from inspector.core.messages import Message
 from inspector.core.raw_body import messages_container, messages_path, plain, raw_messages
 from inspector.core.records import RawExchange, StepRequest
 from inspector.core.shared_list import SharedPrefix, common_prefix
 from inspector.reports.json_pieces import Piece, PieceCache, array, obj, piece, with_items
+from inspector.reports.model_json import model_json, model_value
 
 FROM = "messages_from"
 
@@ -46,12 +49,19 @@ class _Chain:
         self.by_step: dict[int, Sequence[Any]] = {}
         self.last: int | None = None
 
-    def base(self, index: int) -> int | None:
-        return index if index in self.by_step else self.last
-
-    def wrote(self, index: int, messages: Sequence[Any]) -> None:
-        self.by_step[index] = messages
+    def delta(self, index: int, messages: Sequence[Any]) -> tuple[int | None, int]:
+        """The step ``messages`` continue (None: the first written) and how many of its
+        messages they keep; then they are the ones written last, for ``index``."""
+        by_step = self.by_step
+        base = index if index in by_step else self.last
+        if base is None:
+            keep = 0
+        else:
+            previous = by_step[base]
+            keep = len(messages) if previous is messages else common_prefix(previous, messages)
+        by_step[index] = messages
         self.last = index
+        return base, keep
 
 
 # The fields of ``StepRequest`` besides its messages. A request's text without its messages is
@@ -59,6 +69,7 @@ class _Chain:
 # values, with a list of their own holding the same tools); another shape is written each time.
 _FIELDS = ("system", "tools", "tool_choice", "response_format")
 _BY_IDENTITY = tuple(StepRequest.model_fields) == ("system", "messages", *_FIELDS[1:])
+_NO_MESSAGES = frozenset({"messages"})
 
 
 class RequestDeltas:
@@ -82,24 +93,22 @@ class RequestDeltas:
 
     def request_piece(self, index: int, request: StepRequest) -> Piece:
         messages = request.messages
-        base = self._messages.base(index)
-        keep = 0 if base is None else common_prefix(self._messages.by_step[base], messages)
-        self._messages.wrote(index, messages)
+        delta = self._messages.delta(index, messages)
+        base, keep = delta
         again = self._again.find(request)
-        if again is not None and again[0] == (base, keep) and keep == len(messages):
+        if again is not None and again[0] == delta and keep == len(messages):
             return again[1]
-        # The same request object comes back in step_finished and the record: dumped once.
-        fields = self._pieces.find(request) or self._pieces.put(request, self._fields(request))
-        added = self._messages_piece(messages[keep:] if keep else messages)
+        fields = self._fields(request)
         if base is None:
-            out = with_items(fields, ("messages", added))
+            out = with_items(fields, ("messages", self._messages_piece(messages)))
         else:
-            delta = Piece(
+            added = _NO_ADDED if keep == len(messages) else self._messages_piece(messages[keep:])
+            moved = Piece(
                 f'{{"step":{base},"keep":{keep},"added":{added.text}}}',
                 lambda: {"step": base, "keep": keep, "added": added.make()},
             )
-            out = with_items(fields, (FROM, delta))
-        self._again.put(request, ((base, keep), out))
+            out = with_items(fields, (FROM, moved))
+        self._again.put(request, (delta, out))
         return out
 
     def _messages_piece(self, messages: Sequence[Message]) -> Piece:
@@ -117,10 +126,8 @@ class RequestDeltas:
         messages = raw_messages(request)
         delta: tuple[int | None, int] | None = None
         if messages is not None:
-            base = self._raw.base(index)
-            keep = 0 if base is None else common_prefix(self._raw.by_step[base], messages)
-            self._raw.wrote(index, messages)
-            delta = (base, keep)
+            delta = self._raw.delta(index, messages)
+            base, keep = delta
             again = self._again.find(raw)
             if again is not None and again[0] == delta and keep == len(messages):
                 return again[1]
@@ -142,7 +149,7 @@ class RequestDeltas:
         """A request without its messages: once per distinct set of values (every step of a
         turn sends the same system prompt and tools)."""
         if not _BY_IDENTITY or type(request) is not StepRequest:
-            return piece(request.model_dump(mode="json", exclude={"messages"}))
+            return _model_piece(request, _NO_MESSAGES)
         values = request.__dict__
         held = (values["system"], values["tool_choice"], values["response_format"])
         held += tuple(values["tools"])
@@ -150,7 +157,7 @@ class RequestDeltas:
         hit = self._by_values.get(ids)
         if hit is not None:  # the same objects (held by the entry): the same text
             return hit[1]
-        made = piece(request.model_dump(mode="json", exclude={"messages"}))
+        made = _model_piece(request, _NO_MESSAGES)
         self._by_values[ids] = (held, made)
         return made
 
@@ -158,11 +165,16 @@ class RequestDeltas:
         """A message's dump, once per message object."""
         found = self._pieces.find(message)
         if found is None:
-            found = self._pieces.put(message, piece(message.model_dump(mode="json")))
+            found = self._pieces.put(message, _model_piece(message))
         return found
 
 
+def _model_piece(model: BaseModel, exclude: frozenset[str] = frozenset()) -> Piece:
+    return Piece(model_json(model, exclude), lambda: model_value(model, exclude))
+
+
 _NULL = piece(None)
+_NO_ADDED = Piece("[]", list)
 
 
 class RequestExpander:

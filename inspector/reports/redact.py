@@ -109,7 +109,7 @@ def _announcing(word: str, names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(f"{re.escape(word)}(?:{'|'.join(rests)}){after}")
 
 
-_ANNOUNCED = tuple(_announcing(word, names) for word, names in _BY_WORD)
+_ANNOUNCED = tuple((word, _announcing(word, names)) for word, names in _BY_WORD)
 
 
 def may_hold_secrets(text: str) -> bool:
@@ -118,8 +118,9 @@ def may_hold_secrets(text: str) -> bool:
     low = text.lower()
     if "bearer" in low:  # a "Bearer <token>" value, whatever whitespace follows
         return True
-    if any(announced.search(low) for announced in _ANNOUNCED):
-        return True
+    for word, announced in _ANNOUNCED:  # ``in`` first: the fastest search of an absent word
+        if word in low and announced.search(low):
+            return True
     if "sk-" not in low:
         return False
     at = low.find("sk-")
