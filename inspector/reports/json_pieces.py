@@ -30,10 +30,12 @@ T = TypeVar("T")
 
 
 class Piece(NamedTuple):
-    """A JSON value's compact text; ``make`` gives the value (made when asked)."""
+    """A JSON value's compact text; ``make`` gives the value (made when asked). ``search``:
+    the text to search for secrets in its place, when parts of it are known to hold none."""
 
     text: str
     make: Callable[[], Any]
+    search: str | None = None
 
     @property
     def value(self) -> Any:
@@ -102,16 +104,21 @@ def with_items(base: Piece, *items: tuple[str, Piece]) -> Piece:
 GROUP_CHARS = 256 * 1024
 
 
-def written(lines: list[str], value_of: Callable[[int], Any]) -> list[str]:
+def written(
+    lines: list[str], value_of: Callable[[int], Any], searched: list[str] | None = None
+) -> list[str]:
     """``lines`` (JSON texts, one object each) as an export writes them: as they are when the
     search for secrets finds nothing in them together (the module's docstring says why that
     is what it finds line by line); else each line searched alone, and one that may hold a
-    secret written as ``redacted_json`` of its value (``value_of(n)``, the ``n``-th line's)."""
-    if not may_hold_secrets("\n".join(lines)):
+    secret written as ``redacted_json`` of its value (``value_of(n)``, the ``n``-th line's).
+    ``searched``: what to search for each line (its text, or less where the rest is known to
+    hold no secret)."""
+    searched = lines if searched is None else searched
+    if not may_hold_secrets("\n".join(searched)):
         return lines
     return [
-        redacted_json(value_of(n)) if may_hold_secrets(line) else line
-        for n, line in enumerate(lines)
+        redacted_json(value_of(n)) if may_hold_secrets(search) else line
+        for n, (line, search) in enumerate(zip(lines, searched, strict=True))
     ]
 
 

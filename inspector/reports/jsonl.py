@@ -103,16 +103,25 @@ class _EventLines:
         # A step written again with the same request and raw pieces (the record's): its piece.
         self._again: PieceCache[tuple[Piece, Piece, Piece]] = PieceCache()
         self._run_ids: dict[str, str] = {}
+        # Step pieces written in lines of the group being put together, and the ones in lines
+        # found to hold no secret (by id, held: an id stays its piece's): the record's copy of
+        # them (the same piece) is not searched again.
+        self._group_steps: list[Piece] = []
+        self._clean_steps: dict[int, Piece] = {}
 
     def groups(self, events: Iterable[Timed]) -> Iterator[list[str]]:
         """The lines of ``events`` as an export writes them, about ``GROUP_CHARS`` characters
         of lines at a time (searched for secrets together: ``json_pieces.written``)."""
         texts: list[str] = []
+        searched: list[str] = []  # what is searched of each line (``Piece.search``)
         # How to make each line's value, for a group that may hold a secret: its piece, or its
         # event (a line of stored JSON: the event's dump).
         makers: list[Piece | Timed] = []
         size = 0
         for timed in events:
+            if texts and type(timed.event) is RunFinished:  # its steps' lines searched first
+                yield self._written(texts, searched, makers)
+                texts, searched, makers, size = [], [], [], 0
             stored = timed.stored_json if _as_stored(type(timed)) else None  # type: ignore[attr-defined]
             if stored is not None and stored.startswith(_VERBATIM_STARTS):
                 # The event's stored JSON (``AsStored``: its dump without ``run_id``, which
@@ -122,17 +131,32 @@ class _EventLines:
                     f'"run_id":{self.run_id(timed.event.run_id)},{stored[1:]}'
                 )
                 makers.append(timed)
+                searched.append(text)
             else:
                 line = self.line(timed)
                 text = line.text
                 makers.append(line)
+                searched.append(text if line.search is None else line.search)
             texts.append(text)
             size += len(text)
             if size >= GROUP_CHARS:
-                yield _written(texts, makers)
-                texts, makers, size = [], [], 0
+                yield self._written(texts, searched, makers)
+                texts, searched, makers, size = [], [], [], 0
         if texts:
-            yield _written(texts, makers)
+            yield self._written(texts, searched, makers)
+
+    def _written(
+        self, texts: list[str], searched: list[str], makers: list[Piece | Timed]
+    ) -> list[str]:
+        def value_of(n: int) -> Any:
+            maker = makers[n]
+            return maker.make() if isinstance(maker, Piece) else _dumped(maker)
+
+        out = written(texts, value_of, searched)
+        if out is texts:  # every line clean: so are the steps they hold
+            self._clean_steps.update((id(p), p) for p in self._group_steps)
+        self._group_steps = []
+        return out
 
     def line(self, timed: Timed) -> Piece:
         event = timed.event
@@ -147,14 +171,28 @@ class _EventLines:
         elif isinstance(event, StepFinished):
             dump = _with(event, step=self.step(event.step))
         elif isinstance(event, RunFinished):
-            record = event.record
-            steps = array(self.step(step) for step in record.steps)
-            # The transcript's messages are the requests' (one object each, as loaded).
-            transcript = array(self.deltas.message_piece(m) for m in record.transcript)
-            dump = _with(event, record=obj(_with(record, steps=steps, transcript=transcript)))
+            return self._run_finished(timed, event)
         else:
             return piece(_dumped(timed))
         return obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
+
+    def _run_finished(self, timed: Timed, event: RunFinished) -> Piece:
+        record = event.record
+        pieces = [self.step(step) for step in record.steps]
+        steps = array(pieces)
+        # The transcript's messages are the requests' (one object each, as loaded).
+        transcript = array(self.deltas.message_piece(m) for m in record.transcript)
+        dump = _with(event, record=obj(_with(record, steps=steps, transcript=transcript)))
+        line = obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
+        # Searched without the steps already found clean in their step_finished lines.
+        clean = self._clean_steps
+        unknown = [p for p in pieces if clean.get(id(p)) is not p]
+        at = line.text.find(f'"steps":{steps.text}')
+        if len(unknown) == len(pieces) or at < 0:
+            return line
+        end = at + len('"steps":') + len(steps.text)
+        search = f'{line.text[:at]}"steps":{array(unknown).text}{line.text[end:]}'
+        return Piece(line.text, line.make, search)
 
     def _step_started(self, timed: Timed, event: StepStarted) -> Piece:
         """``{"version", "t_ms", **event's dump but its request, "request"}`` from its pieces'
@@ -204,6 +242,7 @@ class _EventLines:
         fields = self.steps.find(step) or self.steps.put(step, _step_fields(step))
         out = with_items(fields, ("request", request), ("raw", raw))
         self._again.put(step, (request, raw, out))
+        self._group_steps.append(out)
         return out
 
 
@@ -215,14 +254,6 @@ def _step_fields(step: Step) -> Piece:
     return Piece(
         model_json(step, _NOT_FIELDS), lambda: step.model_dump(mode="json", exclude=_NOT_FIELDS)
     )
-
-
-def _written(texts: list[str], makers: list[Piece | Timed]) -> list[str]:
-    def value_of(n: int) -> Any:
-        maker = makers[n]
-        return maker.make() if isinstance(maker, Piece) else _dumped(maker)
-
-    return written(texts, value_of)
 
 
 def _dumped(timed: Timed) -> dict[str, Any]:
