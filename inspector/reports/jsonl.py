@@ -43,7 +43,7 @@ from inspector.reports.json_pieces import (
     written,
 )
 from inspector.reports.jsonl_requests import RequestDeltas, RequestExpander
-from inspector.reports.model_json import model_json
+from inspector.reports.model_json import model_json, model_value
 from inspector.reports.redact import redacted_json
 
 # 2: requests as differences from earlier ones (``jsonl_requests``); 1 wrote them whole.
@@ -251,9 +251,7 @@ _NOT_FIELDS = frozenset({"request", "raw"})
 
 def _step_fields(step: Step) -> Piece:
     """A step's dump without its request and raw exchange (written as deltas)."""
-    return Piece(
-        model_json(step, _NOT_FIELDS), lambda: step.model_dump(mode="json", exclude=_NOT_FIELDS)
-    )
+    return Piece(model_json(step, _NOT_FIELDS), lambda: model_value(step, _NOT_FIELDS))
 
 
 def _dumped(timed: Timed) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import types
-from collections.abc import Set
 from functools import cache
 from typing import Annotated, Any, get_args, get_origin
 
@@ -30,17 +29,17 @@ from inspector.core.compact_json import dumps
 _FLOAT = re.compile(r"[:,\[]-?[0-9]+[.eE]")
 
 
-def model_json(model: BaseModel, exclude: Set[str] = frozenset()) -> str:
+def model_json(model: BaseModel, exclude: frozenset[str] = frozenset()) -> str:
     """``dumps(model.model_dump(mode="json", exclude=exclude))``."""
     serializer = type(model).__pydantic_serializer__
-    tail = _float_tail(type(model))
-    if tail is not None:
+    split = _split(type(model), exclude)
+    if split is not None:
+        left_out, rest = split
         try:
-            head = serializer.to_json(model, exclude=exclude | tail).decode()
+            head = serializer.to_json(model, exclude=left_out).decode()
         except ValueError:  # what pydantic cannot write (a lone surrogate): the other way
             head = ""
         if head and not _FLOAT.search(head):
-            rest = tail - exclude
             if not rest:
                 return head
             end = dumps(serializer.to_python(model, mode="json", include=rest))
@@ -52,10 +51,19 @@ def model_json(model: BaseModel, exclude: Set[str] = frozenset()) -> str:
     return dumps(model_value(model, exclude))
 
 
-def model_value(model: BaseModel, exclude: Set[str] | None = None) -> Any:
+def model_value(model: BaseModel, exclude: frozenset[str] = frozenset()) -> Any:
     """``model.model_dump(mode="json", exclude=exclude)``, without its keyword handling (a
     third of the call for a small model)."""
-    return type(model).__pydantic_serializer__.to_python(model, mode="json", exclude=exclude)
+    serializer = type(model).__pydantic_serializer__
+    return serializer.to_python(model, mode="json", exclude=set(exclude))
+
+
+@cache
+def _split(cls: type[BaseModel], exclude: frozenset[str]) -> tuple[set[str], set[str]] | None:
+    """What pydantic leaves out of ``cls``'s dump (``exclude`` and the float tail) and the
+    tail's fields dumped the other way; None: the whole dump the other way."""
+    tail = _float_tail(cls)
+    return None if tail is None else (set(exclude | tail), set(tail - exclude))
 
 
 @cache

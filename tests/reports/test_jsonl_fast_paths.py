@@ -16,7 +16,7 @@ from inspector.core.loop import Turn
 from inspector.core.records import RunRecord, StepRequest, ToolResult
 from inspector.core.scenario import scenario_from_dict
 from inspector.providers.scripted import ScriptedProvider
-from inspector.reports import jsonl
+from inspector.reports import json_pieces, jsonl
 from inspector.reports.jsonl import jsonl_chunks, jsonl_lines, number
 from inspector.reports.jsonl_requests import _BY_IDENTITY, RequestDeltas
 from inspector.reports.synthetic_events import events_from_record
@@ -39,7 +39,7 @@ def _one_secret_step() -> RunRecord:
 CASES = {**{name: make for name, make in RECORDS.items()}, "one-secret-step": _one_secret_step}
 
 
-@pytest.mark.parametrize("group", [1, 700, jsonl.GROUP_CHARS])
+@pytest.mark.parametrize("group", [1, 700, json_pieces.GROUP_CHARS])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_lines_are_the_lines_dumped_whole_whatever_the_group(
     name: str, group: int, monkeypatch: pytest.MonkeyPatch
