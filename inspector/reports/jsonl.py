@@ -118,21 +118,23 @@ class _EventLines:
         # event (a line of stored JSON: the event's dump).
         makers: list[Piece | Timed] = []
         size = 0
+        run_ids = self._run_ids
         for timed in events:
-            if texts and type(timed.event) is RunFinished:  # its steps' lines searched first
-                yield self._written(texts, searched, makers)
-                texts, searched, makers, size = [], [], [], 0
             stored = timed.stored_json if _as_stored(type(timed)) else None  # type: ignore[attr-defined]
             if stored is not None and stored.startswith(_VERBATIM_STARTS):
                 # The event's stored JSON (``AsStored``: its dump without ``run_id``, which
                 # comes first).
+                run_id = timed.event.run_id
                 text = (
                     f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
-                    f'"run_id":{self.run_id(timed.event.run_id)},{stored[1:]}'
+                    f'"run_id":{run_ids.get(run_id) or self.run_id(run_id)},{stored[1:]}'
                 )
                 makers.append(timed)
                 searched.append(text)
             else:
+                if texts and type(timed.event) is RunFinished:  # its steps' lines searched first
+                    yield self._written(texts, searched, makers)
+                    texts, searched, makers, size = [], [], [], 0
                 line = self.line(timed)
                 text = line.text
                 makers.append(line)
