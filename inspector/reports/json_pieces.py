@@ -107,10 +107,11 @@ GROUP_CHARS = 256 * 1024
 def written(
     lines: list[str], value_of: Callable[[int], Any], searched: list[str] | None = None
 ) -> list[str]:
-    """``lines`` (JSON texts, one object each) as an export writes them: as they are when the
-    search for secrets finds nothing in them together (the module's docstring says why that
-    is what it finds line by line); else each line searched alone, and one that may hold a
-    secret written as ``redacted_json`` of its value (``value_of(n)``, the ``n``-th line's).
+    """``lines`` (JSON texts, one object each) as an export writes them: ``lines`` itself when
+    the search for secrets finds nothing in them together (the module's docstring says why that
+    is what it finds line by line); else a new list, each line searched alone, and one that may
+    hold a secret written as ``redacted_json`` of its value (``value_of(n)``, the ``n``-th
+    line's).
     ``searched``: what to search for each line (its text, or less where the rest is known to
     hold no secret)."""
     searched = lines if searched is None else searched
