@@ -126,11 +126,11 @@ def _export_report(args: argparse.Namespace, out: TextIO) -> int:
 
         chunks: Iterable[str] = [render_html(record, synthesized=synthesized)]
     else:
-        from inspector.reports.jsonl import jsonl_lines
+        from inspector.reports.jsonl import jsonl_chunks
 
         if synthesized:  # stored without its event log (an import): rebuilt, and it says so
             events = events_from_record(record)
-        chunks = (line + "\n" for line in jsonl_lines(record, events, synthesized=synthesized))
+        chunks = jsonl_chunks(record, events, synthesized=synthesized)
     if args.out is None:
         out.writelines(chunks)
         return 0

@@ -3,111 +3,140 @@
 A long run's JSONL export repeats a lot: a step's dump is in its ``step_finished`` line and in
 the record of ``run_finished``, a message is in every request that re-sends it, a request's
 system prompt and tools in every step. A ``Piece`` is one JSON value already written as compact
-text (``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``), with the value it
-stands for; ``obj``, ``array`` and ``with_key`` splice pieces into larger ones. Compact
-``json.dumps`` of a dict is ``{`` + ``"key":value`` items joined by ``,`` + ``}`` (of a list,
-``[`` + items + ``]``), so a spliced text is byte for byte the text of the whole value.
+text (``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``); ``obj``, ``array`` and
+``with_items`` splice pieces into larger ones. Compact ``json.dumps`` of a dict is ``{`` +
+``"key":value`` items joined by ``,`` + ``}`` (of a list, ``[`` + items + ``]``), so a spliced
+text is byte for byte the text of the whole value. The value itself is made only when asked
+(``make``): only a line that may hold a secret needs it.
 
-Redaction is decided the same way, piece by piece: ``suspect`` is ``may_hold_secrets`` of the
-piece's text, or of any piece it is made of. What that test looks for — a credential-like name
-followed by ``:`` or ``=``, ``bearer``, ``sk-`` after a non-word character — lies within one
-piece: names hold no JSON punctuation, a piece is a whole value or whole ``"key":value`` items,
-and a value is never followed by ``:``. So a line made of clean pieces is clean as a whole and
-is written as it stands; any other line takes the full walk on its value (``redacted_json``),
-exactly as a line dumped whole would.
+Redaction: a line is written as its text when ``may_hold_secrets`` finds nothing in it, else as
+``redacted_json`` of its value (the full walk), exactly as a line dumped whole would be.
+``written`` searches many lines at once: what the search looks for — a credential-like
+name followed by ``:`` or ``=``, ``bearer``, ``sk-`` after a non-word character — never
+straddles two lines (a line starts with ``{`` and ends with ``}``, and they are joined by a
+newline), so lines that are clean together are clean one by one, and only a group that is not
+is searched line by line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from inspector.core.compact_json import dumps
 from inspector.reports.redact import may_hold_secrets, redacted_json
 
+T = TypeVar("T")
+
 
 class Piece(NamedTuple):
-    """A JSON value and its compact text; ``suspect``: the text may hold something to redact."""
+    """A JSON value's compact text; ``make`` gives the value (made when asked). ``search``:
+    the text to search for secrets in its place, when parts of it are known to hold none."""
 
     text: str
-    value: Any
-    suspect: bool
+    make: Callable[[], Any]
+    search: str | None = None
+
+    @property
+    def value(self) -> Any:
+        return self.make()
 
     def written(self) -> str:
         """The text as an export writes it: as it stands when clean, else redacted."""
-        return redacted_json(self.value) if self.suspect else self.text
+        return redacted_json(self.make()) if may_hold_secrets(self.text) else self.text
 
 
 def piece(value: Any) -> Piece:
-    text = dumps(value)
-    return Piece(text, value, may_hold_secrets(text))
+    return Piece(dumps(value), lambda: value)
 
 
-@lru_cache(maxsize=256)
-def _key(name: str) -> tuple[str, bool]:
-    """``"name":`` and whether it may announce a secret (tested as if a value followed)."""
-    text = dumps(name) + ":"
-    return text, may_hold_secrets(text + "0")
+_KEYS: dict[str, str] = {}
+
+
+def key(name: str) -> str:
+    """``"name":`` (the few names of a run's fields, written once each)."""
+    text = _KEYS.get(name)
+    if text is None:
+        text = _KEYS[name] = dumps(name) + ":"
+    return text
 
 
 def obj(items: Mapping[str, Any]) -> Piece:
     """The object of ``items``, whose values are pieces or plain JSON values (those between two
     pieces written in one ``json.dumps``)."""
     parts: list[str] = []
-    value: dict[str, Any] = {}
-    suspect = False
     plain: dict[str, Any] = {}
     for name, item in items.items():
         if not isinstance(item, Piece):
-            plain[name] = value[name] = item
+            plain[name] = item
             continue
         if plain:
-            run = dumps(plain)
-            parts.append(run[1:-1])
-            suspect = suspect or may_hold_secrets(run)
+            parts.append(dumps(plain)[1:-1])
             plain = {}
-        key, key_suspect = _key(name)
-        parts.append(key + item.text)
-        value[name] = item.value
-        suspect = suspect or key_suspect or item.suspect
+        parts.append(f"{key(name)}{item.text}")
     if plain:
-        run = dumps(plain)
-        parts.append(run[1:-1])
-        suspect = suspect or may_hold_secrets(run)
-    return Piece("{" + ",".join(parts) + "}", value, suspect)
+        parts.append(dumps(plain)[1:-1])
+
+    def make() -> dict[str, Any]:
+        return {n: v.make() if isinstance(v, Piece) else v for n, v in items.items()}
+
+    return Piece("{" + ",".join(parts) + "}", make)
 
 
 def array(items: Iterable[Piece]) -> Piece:
     pieces = list(items)
-    return Piece(
-        "[" + ",".join([p.text for p in pieces]) + "]",
-        [p.value for p in pieces],
-        any(p.suspect for p in pieces),
-    )
+    return Piece("[" + ",".join([p.text for p in pieces]) + "]", lambda: [p.make() for p in pieces])
 
 
-def with_key(base: Piece, name: str, item: Piece) -> Piece:
-    """``base`` (an object) with one more item at its end."""
-    key, key_suspect = _key(name)
-    comma = "," if base.value else ""
-    return Piece(
-        f"{base.text[:-1]}{comma}{key}{item.text}}}",
-        {**base.value, name: item.value},
-        base.suspect or key_suspect or item.suspect,
-    )
+def with_items(base: Piece, *items: tuple[str, Piece]) -> Piece:
+    """``base`` (an object) with more items at its end."""
+    added = ",".join([f"{key(name)}{item.text}" for name, item in items])
+    comma = "," if base.text != "{}" and added else ""
+
+    def make() -> dict[str, Any]:
+        value: dict[str, Any] = base.make()
+        return {**value, **{name: item.make() for name, item in items}}
+
+    return Piece(f"{base.text[:-1]}{comma}{added}}}", make)
 
 
-class PieceCache:
-    """One piece per object (the entry holds the object, so its id stays its)."""
+# Lines searched for secrets together: about this many characters (a longer line alone).
+GROUP_CHARS = 256 * 1024
+
+
+def written(
+    lines: list[str], value_of: Callable[[int], Any], searched: list[str] | None = None
+) -> list[str]:
+    """``lines`` (JSON texts, one object each) as an export writes them: ``lines`` itself when
+    the search for secrets finds nothing in them together (the module's docstring says why that
+    is what it finds line by line); else a new list, each line searched alone, and one that may
+    hold a secret written as ``redacted_json`` of its value (``value_of(n)``, the ``n``-th
+    line's).
+    ``searched``: what to search for each line (its text, or less where the rest is known to
+    hold no secret)."""
+    searched = lines if searched is None else searched
+    if not may_hold_secrets("\n".join(searched)):
+        return lines
+    return [
+        redacted_json(value_of(n)) if may_hold_secrets(search) else line
+        for n, (line, search) in enumerate(zip(lines, searched, strict=True))
+    ]
+
+
+class PieceCache(Generic[T]):
+    """One entry (a piece) per object; the entry holds the object, so its id stays its."""
 
     def __init__(self) -> None:
-        self._pieces: dict[int, tuple[Any, Piece]] = {}
+        self._entries: dict[int, tuple[Any, T]] = {}
 
-    def get(self, obj: Any, make: Callable[[], Piece]) -> Piece:
-        hit = self._pieces.get(id(obj))
-        if hit is not None and hit[0] is obj:
-            return hit[1]
-        made = make()
-        self._pieces[id(obj)] = (obj, made)
-        return made
+    def find(self, obj: Any) -> T | None:
+        hit = self._entries.get(id(obj))
+        return hit[1] if hit is not None and hit[0] is obj else None
+
+    def put(self, obj: Any, entry: T) -> T:
+        self._entries[id(obj)] = (obj, entry)
+        return entry
+
+    def get(self, obj: Any, make: Callable[[], T]) -> T:
+        found = self.find(obj)
+        return self.put(obj, make()) if found is None else found

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -32,15 +33,18 @@ from inspector.core.events import (
 )
 from inspector.core.records import RunRecord, Step
 from inspector.reports.json_pieces import (
+    GROUP_CHARS,
     Piece,
     PieceCache,
     array,
     obj,
     piece,
-    with_key,
+    with_items,
+    written,
 )
 from inspector.reports.jsonl_requests import RequestDeltas, RequestExpander
-from inspector.reports.redact import may_hold_secrets, redacted_json
+from inspector.reports.model_json import model_json, model_value
+from inspector.reports.redact import redacted_json
 from inspector.reports.stream_secrets import with_streams_redacted
 
 # 2: requests as differences from earlier ones (``jsonl_requests``); 1 wrote them whole.
@@ -90,14 +94,79 @@ def event_line(timed: Timed, deltas: RequestDeltas) -> dict[str, Any]:
 
 class _EventLines:
     """Event lines as pieces (``json_pieces``): a step's dump, its request's fields and each
-    message are written once, and each is tested for secrets once."""
+    message are written once. The lines of steps, most of a long run's text, are put together
+    from their pieces' text (``_STEP_LINES``); a delta's or a tool result's is its stored JSON
+    (``VERBATIM_KINDS``)."""
 
     def __init__(self, deltas: RequestDeltas) -> None:
         self.deltas = deltas
-        self.steps = PieceCache()
+        self.steps: PieceCache[Piece] = PieceCache()
+        # A step written again with the same request and raw pieces (the record's): its piece.
+        self._again: PieceCache[tuple[Piece, Piece, Piece]] = PieceCache()
+        self._run_ids: dict[str, str] = {}
+        # Step pieces written in lines of the group being put together, and the ones in lines
+        # found to hold no secret (by id, held: an id stays its piece's): the record's copy of
+        # them (the same piece) is not searched again.
+        self._group_steps: list[Piece] = []
+        self._clean_steps: dict[int, Piece] = {}
+
+    def groups(self, events: Iterable[Timed]) -> Iterator[list[str]]:
+        """The lines of ``events`` as an export writes them, about ``GROUP_CHARS`` characters
+        of lines at a time (searched for secrets together: ``json_pieces.written``)."""
+        texts: list[str] = []
+        searched: list[str] = []  # what is searched of each line (``Piece.search``)
+        # How to make each line's value, for a group that may hold a secret: its piece, or its
+        # event (a line of stored JSON: the event's dump).
+        makers: list[Piece | Timed] = []
+        size = 0
+        run_ids = self._run_ids
+        for timed in events:
+            stored = timed.stored_json if _as_stored(type(timed)) else None  # type: ignore[attr-defined]
+            if stored is not None and stored.startswith(_VERBATIM_STARTS):
+                # The event's stored JSON (``AsStored``: its dump without ``run_id``, which
+                # comes first).
+                run_id = timed.event.run_id
+                text = (
+                    f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
+                    f'"run_id":{run_ids.get(run_id) or self.run_id(run_id)},{stored[1:]}'
+                )
+                makers.append(timed)
+                searched.append(text)
+            else:
+                if texts and type(timed.event) is RunFinished:  # its steps' lines searched first
+                    yield self._written(texts, searched, makers)
+                    texts, searched, makers, size = [], [], [], 0
+                line = self.line(timed)
+                text = line.text
+                makers.append(line)
+                searched.append(text if line.search is None else line.search)
+            texts.append(text)
+            size += len(text)
+            if size >= GROUP_CHARS:
+                yield self._written(texts, searched, makers)
+                texts, searched, makers, size = [], [], [], 0
+        if texts:
+            yield self._written(texts, searched, makers)
+
+    def _written(
+        self, texts: list[str], searched: list[str], makers: list[Piece | Timed]
+    ) -> list[str]:
+        def value_of(n: int) -> Any:
+            maker = makers[n]
+            return maker.make() if isinstance(maker, Piece) else _dumped(maker)
+
+        out = written(texts, value_of, searched)
+        if out is texts:  # every line clean: so are the steps they hold
+            self._clean_steps.update((id(p), p) for p in self._group_steps)
+        self._group_steps = []
+        return out
 
     def line(self, timed: Timed) -> Piece:
         event = timed.event
+        if _STEP_LINES and type(event) is StepStarted:
+            return self._step_started(timed, event)
+        if _STEP_LINES and type(event) is StepFinished:
+            return self._step_finished(timed, event)
         if isinstance(event, StepStarted):
             # The request goes last, after ``forced``, as version 2 always wrote it.
             dump = event.model_dump(mode="json", exclude={"request"})
@@ -105,25 +174,128 @@ class _EventLines:
         elif isinstance(event, StepFinished):
             dump = _with(event, step=self.step(event.step))
         elif isinstance(event, RunFinished):
-            record = event.record
-            steps = array(self.step(step) for step in record.steps)
-            # The transcript's messages are the requests' (one object each, as loaded).
-            transcript = array(self.deltas.message_piece(m) for m in record.transcript)
-            dump = _with(event, record=obj(_with(record, steps=steps, transcript=transcript)))
+            return self._run_finished(timed, event)
         else:
-            return piece(
-                {"version": JSONL_VERSION, "t_ms": timed.t_ms, **event.model_dump(mode="json")}
-            )
+            return piece(_dumped(timed))
         return obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
+
+    def _run_finished(self, timed: Timed, event: RunFinished) -> Piece:
+        record = event.record
+        pieces = [self.step(step) for step in record.steps]
+        steps = array(pieces)
+        # The transcript's messages are the requests' (one object each, as loaded).
+        transcript = array(self.deltas.message_piece(m) for m in record.transcript)
+        dump = _with(event, record=obj(_with(record, steps=steps, transcript=transcript)))
+        line = obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
+        # Searched without the steps already found clean in their step_finished lines.
+        clean = self._clean_steps
+        unknown = [p for p in pieces if clean.get(id(p)) is not p]
+        at = line.text.find(f'"steps":{steps.text}')
+        if len(unknown) == len(pieces) or at < 0:
+            return line
+        end = at + len('"steps":') + len(steps.text)
+        search = f'{line.text[:at]}"steps":{array(unknown).text}{line.text[end:]}'
+        return Piece(line.text, line.make, search)
+
+    def _step_started(self, timed: Timed, event: StepStarted) -> Piece:
+        """``{"version", "t_ms", **event's dump but its request, "request"}`` from its pieces'
+        text: the dump's items are the event's fields in order (``_STEP_LINES``)."""
+        forced = event.forced
+        forced_text = "null" if forced is None else dumps(forced.model_dump(mode="json"))
+        request = self.deltas.request_piece(event.index, event.request)
+        text = (
+            f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
+            f'"run_id":{self.run_id(event.run_id)},"kind":"step_started",'
+            f'"index":{integer(event.index)},"attempt":{integer(event.attempt)},'
+            f'"forced":{forced_text},"request":{request.text}}}'
+        )
+
+        def make() -> dict[str, Any]:
+            dump = event.model_dump(mode="json", exclude={"request"})
+            return {"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump, "request": request.make()}
+
+        return Piece(text, make)
+
+    def _step_finished(self, timed: Timed, event: StepFinished) -> Piece:
+        step = self.step(event.step)
+        text = (
+            f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
+            f'"run_id":{self.run_id(event.run_id)},"kind":"step_finished","step":{step.text}}}'
+        )
+
+        def make() -> dict[str, Any]:
+            dump = event.model_dump(mode="json", exclude={"step"})
+            return {"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump, "step": step.make()}
+
+        return Piece(text, make)
+
+    def run_id(self, run_id: str) -> str:
+        made = self._run_ids.get(run_id)
+        if made is None:
+            made = self._run_ids[run_id] = dumps(run_id)
+        return made
 
     def step(self, step: Step) -> Piece:
         """The step's dump, its request and raw exchange last, as deltas."""
-        fields = self.steps.get(
-            step, lambda: piece(step.model_dump(mode="json", exclude={"request", "raw"}))
-        )
         request = self.deltas.request_piece(step.index, step.request)
         raw = self.deltas.raw_piece(step.index, step.raw)
-        return with_key(with_key(fields, "request", request), "raw", raw)
+        again = self._again.find(step)
+        if again is not None and again[0] is request and again[1] is raw:
+            return again[2]
+        fields = self.steps.find(step) or self.steps.put(step, _step_fields(step))
+        out = with_items(fields, ("request", request), ("raw", raw))
+        self._again.put(step, (request, raw, out))
+        self._group_steps.append(out)
+        return out
+
+
+_NOT_FIELDS = frozenset({"request", "raw"})
+
+
+def _step_fields(step: Step) -> Piece:
+    """A step's dump without its request and raw exchange (written as deltas)."""
+    return Piece(model_json(step, _NOT_FIELDS), lambda: model_value(step, _NOT_FIELDS))
+
+
+def _dumped(timed: Timed) -> dict[str, Any]:
+    """An event's line as its dump (before redaction)."""
+    return {"version": JSONL_VERSION, "t_ms": timed.t_ms, **timed.event.model_dump(mode="json")}
+
+
+def number(value: Any) -> str:
+    """``dumps`` of a number (a finite float is its ``repr``, as ``json.dumps`` writes it)."""
+    if type(value) is float and value - value == 0.0:
+        return float.__repr__(value)
+    return dumps(value)
+
+
+def integer(value: int) -> str:
+    return int.__repr__(value) if type(value) is int else dumps(value)
+
+
+def _shape_is(cls: type[BaseModel], names: tuple[str, ...]) -> bool:
+    """Whether ``cls``'s dump is its fields ``names`` in this order under their own names,
+    none left out by a rule of its own, no serializer of the model's own."""
+    fields = cls.model_fields
+    return (
+        tuple(fields) == names
+        and not cls.__pydantic_decorators__.model_serializers
+        and not cls.__pydantic_decorators__.field_serializers
+        and all(
+            f.alias is None
+            and f.serialization_alias is None
+            and f.exclude is None
+            and getattr(f, "exclude_if", None) is None
+            for f in fields.values()
+        )
+    )
+
+
+# The step lines written from their pieces' text, in the fields' order checked here; another
+# shape takes the dump's way.
+_STEP_LINES = _shape_is(
+    StepStarted, ("run_id", "kind", "index", "attempt", "request", "forced")
+) and _shape_is(StepFinished, ("run_id", "kind", "step"))
 
 
 def _with(model: BaseModel, **pieces: Piece) -> dict[str, Any]:
@@ -144,22 +316,25 @@ def jsonl_lines(
 ) -> Iterator[str]:
     """The export, line by line (each without its newline), produced as it is written."""
     yield redacted_json(header(record, events, synthesized=synthesized))
-    lines = _EventLines(RequestDeltas())
-    for timed in with_streams_redacted(events):
-        stored = getattr(timed, "stored_json", None)
-        text = None if stored is None else _verbatim_line(timed, stored)
-        yield lines.line(timed).written() if text is None else text
+    for group in _EventLines(RequestDeltas()).groups(with_streams_redacted(events)):
+        yield from group
 
 
-def _verbatim_line(timed: Any, stored: str) -> str | None:
-    """The line of an event handed out as its stored JSON (``AsStored``: its dump without
-    ``run_id``, which comes first) when that is the line's text and holds nothing to redact;
-    None for the others, which take the model's way."""
-    if not stored.startswith(_VERBATIM_STARTS):
-        return None
-    t_ms, run_id = dumps(timed.t_ms), dumps(timed.event.run_id)
-    text = f'{{"version":{JSONL_VERSION},"t_ms":{t_ms},"run_id":{run_id},{stored[1:]}'
-    return None if may_hold_secrets(text) else text
+def jsonl_chunks(
+    record: RunRecord, events: Sequence[Timed], *, synthesized: bool = False
+) -> Iterator[str]:
+    """``jsonl_lines`` as a file holds them (each line ending with a newline), many lines to a
+    chunk."""
+    yield redacted_json(header(record, events, synthesized=synthesized)) + "\n"
+    for group in _EventLines(RequestDeltas()).groups(with_streams_redacted(events)):
+        yield "\n".join(group) + "\n"
+
+
+@cache
+def _as_stored(cls: type) -> bool:
+    """Whether events of this class come with their stored JSON (``AsStored``); asked of the
+    class, not of each event (a pydantic model answers a missing attribute slowly)."""
+    return hasattr(cls, "stored_json")
 
 
 @dataclass(frozen=True)

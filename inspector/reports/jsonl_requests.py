@@ -22,13 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from inspector.core.compact_json import dumps
+from pydantic import BaseModel
+
 from inspector.core.messages import Message
 from inspector.core.raw_body import messages_container, messages_path, plain, raw_messages
 from inspector.core.records import RawExchange, StepRequest
 from inspector.core.shared_list import SharedPrefix, common_prefix
-from inspector.reports.json_pieces import Piece, PieceCache, array, obj, piece, with_key
-from inspector.reports.redact import may_hold_secrets
+from inspector.reports.json_pieces import Piece, PieceCache, array, obj, piece, with_items
+from inspector.reports.model_json import model_json, model_value
 from inspector.reports.stream_secrets import with_raw_streams_redacted
 
 FROM = "messages_from"
@@ -49,47 +50,71 @@ class _Chain:
         self.by_step: dict[int, Sequence[Any]] = {}
         self.last: int | None = None
 
-    def base(self, index: int) -> int | None:
-        return index if index in self.by_step else self.last
-
-    def wrote(self, index: int, messages: Sequence[Any]) -> None:
-        self.by_step[index] = messages
+    def delta(self, index: int, messages: Sequence[Any]) -> tuple[int | None, int]:
+        """The step ``messages`` continue (None: the first written) and how many of its
+        messages they keep; then they are the ones written last, for ``index``."""
+        by_step = self.by_step
+        base = index if index in by_step else self.last
+        if base is None:
+            keep = 0
+        else:
+            previous = by_step[base]
+            keep = len(messages) if previous is messages else common_prefix(previous, messages)
+        by_step[index] = messages
         self.last = index
+        return base, keep
+
+
+# The fields of ``StepRequest`` besides its messages. A request's text without its messages is
+# kept by the identity of their values (the requests of a loaded run share their frame's
+# values, with a list of their own holding the same tools); another shape is written each time.
+_FIELDS = ("system", "tools", "tool_choice", "response_format")
+_BY_IDENTITY = tuple(StepRequest.model_fields) == ("system", "messages", *_FIELDS[1:])
+_NO_MESSAGES = frozenset({"messages"})
 
 
 class RequestDeltas:
     """Writes requests as deltas, in file order (one instance per exported file). Each request
-    comes as a ``Piece`` (its text with the value it stands for): a message, a request's fields
+    comes as a ``Piece`` (its text, the value made when asked): a message, a request's fields
     and a raw body are written once however many lines repeat them."""
 
     def __init__(self) -> None:
         self._messages = _Chain()
         self._raw = _Chain()
-        self._pieces = PieceCache()
-        self._fields_seen: dict[str, Piece] = {}
+        self._pieces: PieceCache[Piece] = PieceCache()
+        # ids of a request's field values (held, so the ids stay theirs) -> its fields' piece
+        self._by_values: dict[tuple[int, ...], tuple[tuple[Any, ...], Piece]] = {}
+        # A request (or raw exchange) written again as the same delta (a step_finished and the
+        # record repeating their step_started): the piece written last time.
+        self._again: PieceCache[tuple[tuple[int | None, int], Piece]] = PieceCache()
 
     def request(self, index: int, request: StepRequest) -> dict[str, Any]:
         value: dict[str, Any] = self.request_piece(index, request).value
         return value
 
     def request_piece(self, index: int, request: StepRequest) -> Piece:
-        # The same request object comes back in step_finished and the record: dumped once.
-        fields = self._pieces.get(request, lambda: self._fields(request))
         messages = request.messages
-        base = self._messages.base(index)
+        delta = self._messages.delta(index, messages)
+        base, keep = delta
+        again = self._again.find(request)
+        if again is not None and again[0] == delta and keep == len(messages):
+            return again[1]
+        fields = self._fields(request)
         if base is None:
-            out = with_key(fields, "messages", array(self.message_piece(m) for m in messages))
+            out = with_items(fields, ("messages", self._messages_piece(messages)))
         else:
-            keep = common_prefix(self._messages.by_step[base], messages)
-            added = array(self.message_piece(m) for m in messages[keep:])
-            delta = Piece(
+            added = _NO_ADDED if keep == len(messages) else self._messages_piece(messages[keep:])
+            moved = Piece(
                 f'{{"step":{base},"keep":{keep},"added":{added.text}}}',
-                {"step": base, "keep": keep, "added": added.value},
-                added.suspect,
+                lambda: {"step": base, "keep": keep, "added": added.make()},
             )
-            out = with_key(fields, FROM, delta)
-        self._messages.wrote(index, messages)
+            out = with_items(fields, (FROM, moved))
+        self._again.put(request, (delta, out))
         return out
+
+    def _messages_piece(self, messages: Sequence[Message]) -> Piece:
+        find = self._pieces.find
+        return array([find(m) or self.message_piece(m) for m in messages])
 
     def raw(self, index: int, raw: RawExchange | None) -> dict[str, Any] | None:
         value: dict[str, Any] | None = self.raw_piece(index, raw).value
@@ -100,36 +125,59 @@ class RequestDeltas:
             return _NULL
         request = raw.request
         messages = raw_messages(request)
+        delta: tuple[int | None, int] | None = None
         if messages is not None:
-            base = self._raw.base(index)
+            delta = self._raw.delta(index, messages)
+            base, keep = delta
+            again = self._again.find(raw)
+            if again is not None and again[0] == delta and keep == len(messages):
+                return again[1]
             if base is not None:
-                keep = common_prefix(self._raw.by_step[base], messages)
-                delta = {"step": base, "keep": keep, "added": messages[keep:]}
-                request = _with_messages(request, delta)
+                request = _with_messages(
+                    request, {"step": base, "keep": keep, "added": messages[keep:]}
+                )
             else:  # written whole: a loaded run's shared list as the list it stands for
                 request = plain(request)
-            self._raw.wrote(index, messages)
         # The response comes back with the step in the record: written once.
         response = raw.response
-        written = self._pieces.get(response, lambda: piece(with_raw_streams_redacted(response)))
-        return obj({"request": piece(request), "response": written})
+        written = self._pieces.find(response) or self._pieces.put(
+            response, piece(with_raw_streams_redacted(response))
+        )
+        out = obj({"request": piece(request), "response": written})
+        if delta is not None:
+            self._again.put(raw, (delta, out))
+        return out
 
     def _fields(self, request: StepRequest) -> Piece:
-        """A request without its messages; tested for secrets once per distinct text (every
-        step of a turn sends the same system prompt and tools)."""
-        value = request.model_dump(mode="json", exclude={"messages"})
-        text = dumps(value)
-        seen = self._fields_seen.get(text)
-        if seen is None:
-            seen = self._fields_seen[text] = Piece(text, value, may_hold_secrets(text))
-        return seen
+        """A request without its messages: once per distinct set of values (every step of a
+        turn sends the same system prompt and tools)."""
+        if not _BY_IDENTITY or type(request) is not StepRequest:
+            return _model_piece(request, _NO_MESSAGES)
+        values = request.__dict__
+        held = (values["system"], values["tool_choice"], values["response_format"])
+        held += tuple(values["tools"])
+        ids = tuple(map(id, held))
+        hit = self._by_values.get(ids)
+        if hit is not None:  # the same objects (held by the entry): the same text
+            return hit[1]
+        made = _model_piece(request, _NO_MESSAGES)
+        self._by_values[ids] = (held, made)
+        return made
 
     def message_piece(self, message: Message) -> Piece:
         """A message's dump, once per message object."""
-        return self._pieces.get(message, lambda: piece(message.model_dump(mode="json")))
+        found = self._pieces.find(message)
+        if found is None:
+            found = self._pieces.put(message, _model_piece(message))
+        return found
+
+
+def _model_piece(model: BaseModel, exclude: frozenset[str] = frozenset()) -> Piece:
+    return Piece(model_json(model, exclude), lambda: model_value(model, exclude))
 
 
 _NULL = piece(None)
+_NO_ADDED = Piece("[]", list)
 
 
 class RequestExpander:

@@ -106,6 +106,20 @@ _BY_WORD = tuple(
     for i, word in enumerate(_WORDS)
 )
 assert {n for _, names in _BY_WORD for n in names} | {"bearer"} == set(_NEEDLES)
+# Per word, one search for its names followed by ``:``/``=`` and not by nothing
+# (``_AFTER_NAME``, ``_NOTHING_AFTER``), every place each name occurs, in one C call. The
+# search looks for the word itself (a literal the regex engine finds fast, where an alternation
+# of names is tried at every character), then for the rest of a name and, behind it, the name.
+_NOTHING = "|".join(re.escape(n) for n in _NOTHING_AFTER)
+
+
+def _announcing(word: str, names: tuple[str, ...]) -> re.Pattern[str]:
+    rests = [f"{re.escape(n[n.index(word) + len(word) :])}(?<={re.escape(n)})" for n in names]
+    after = f"(?!{_NOTHING}){_AFTER_NAME.pattern}"
+    return re.compile(f"{re.escape(word)}(?:{'|'.join(rests)}){after}")
+
+
+_ANNOUNCED = tuple((word, _announcing(word, names)) for word, names in _BY_WORD)
 
 
 # A JSON object's key (a string followed by ``:``) inside a string.
@@ -121,8 +135,8 @@ def may_hold_secrets(text: str) -> bool:
     low = text.lower()
     if "bearer" in low:  # a "Bearer <token>" value, whatever whitespace follows
         return True
-    for word, names in _BY_WORD:
-        if word in low and _names_announce_values(low, names):
+    for word, announced in _ANNOUNCED:  # ``in`` first: the fastest search of an absent word
+        if word in low and announced.search(low):
             return True
     if "sk-" not in low:
         return False
@@ -134,18 +148,6 @@ def may_hold_secrets(text: str) -> bool:
         if _ESCAPE_BEFORE.search(before):
             return True
         at = low.find("sk-", at + 1)
-    return False
-
-
-def _names_announce_values(low: str, names: tuple[str, ...]) -> bool:
-    """One of ``names`` in ``low`` followed by ``:`` or ``=`` (and not by nothing)."""
-    for name in names:
-        at = low.find(name)
-        while at != -1:
-            end = at + len(name)
-            if _AFTER_NAME.match(low, end) and not low.startswith(_NOTHING_AFTER, end):
-                return True
-            at = low.find(name, at + 1)
     return False
 
 

@@ -7,14 +7,16 @@ machine, and the window reads runs on a worker thread: the UI thread waited for 
 long. Here the containers of the top ``depth`` levels are walked in Python and each value below
 them is parsed by the C scanner on its own (``json.scanner``: one call per value), so the
 interpreter can switch threads between two values. The result is ``json.loads``'s; so is a
-malformed text's error (``json.JSONDecodeError``). Below ``PIECES_MIN`` characters it is
-``json.loads`` itself.
+malformed text's error (``json.JSONDecodeError``). Below ``PIECES_MIN`` characters, or in a
+process with one thread (the command line: no thread waits for the GIL), it is ``json.loads``
+itself.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -29,8 +31,9 @@ _OPENINGS = frozenset("{[")
 
 
 def loads(text: str, depth: int = DEPTH) -> Any:
-    """``json.loads(text)``, in pieces when the text is ``PIECES_MIN`` characters or more."""
-    if len(text) < PIECES_MIN:
+    """``json.loads(text)``, in pieces when the text is ``PIECES_MIN`` characters or more and
+    another thread runs."""
+    if len(text) < PIECES_MIN or threading.active_count() == 1:
         return json.loads(text)
     try:
         value, end = _value(text, _skip(text, 0), depth)

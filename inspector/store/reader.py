@@ -43,6 +43,7 @@ from inspector.core.records import (
     Verdict,
 )
 from inspector.core.shared_list import SharedPrefix
+from inspector.store.event_bodies import as_written, validated_events
 from inspector.store.models import AsStored, RunNotFound, RunSummary, StoredEvent
 from inspector.store.recorder import STEP_REF
 from inspector.store.texts import TextReader, marked
@@ -383,7 +384,7 @@ def _events(
     rows = conn.execute(
         "SELECT t_ms, kind, idx, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
     ).fetchall()
-    verbatim = [kind in as_stored and _as_written(kind, b) for _, kind, _, b in rows]
+    verbatim = [kind in as_stored and as_written(kind, b) for _, kind, _, b in rows]
     needs_steps = any(r[1] in ("step_started", "step_finished", "run_finished") for r in rows)
     texts = TextReader(conn)
     header_json, record_json, transcript_json = conn.execute(
@@ -396,10 +397,10 @@ def _events(
     by_index = {s.index: s for s in loaded}
     out: list[StoredEvent | AsStored] = []
     offsets: dict[tuple[int, str], int] = {}  # where the next referenced piece of a step starts
-    plain = _validated_events([r[3] for r in rows], run_id)
-    for (t_ms, kind, index, body), validated, as_written in zip(rows, plain, verbatim, strict=True):
+    plain = validated_events([r[1] for r in rows], [r[3] for r in rows], run_id, BATCH)
+    for (t_ms, kind, index, body), validated, whole in zip(rows, plain, verbatim, strict=True):
         event: Any
-        if as_written and validated is not None:
+        if whole and validated is not None:
             out.append(AsStored(t_ms, validated, body))
             continue
         if validated is not None:
@@ -438,42 +439,6 @@ def _events(
         else:
             continue
         out.append(_constructed(StoredEvent, t_ms=t_ms, event=event))  # validated above
-    return out
-
-
-_EVENTS: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
-
-
-def _as_written(kind: str, body: str | None) -> bool:
-    """Whether ``body`` is the event's JSON as the recorder wrote it: inline, whole, of its
-    kind (not a reference to its step, nor holding references to large texts)."""
-    return (
-        body is not None
-        and body.startswith(f'{{"kind":"{kind}",')
-        and body.endswith("}")
-        and not marked(body)
-    )
-
-
-def _validated_events(bodies: list[str | None], run_id: str) -> list[Event | None]:
-    """Each event stored whole as JSON (a tool call's delta, a tool's result...) validated
-    straight from it, ``BATCH`` at a time; ``None`` for the others (rebuilt from the steps,
-    references to a step's text, large texts to resolve first)."""
-    out: list[Event | None] = [None] * len(bodies)
-    tail = f',"run_id":{json.dumps(run_id)}}}'
-    plain = [
-        (n, b)
-        for n, b in enumerate(bodies)
-        if b is not None and b.endswith("}") and not b.startswith(STEP_REF) and not marked(b)
-    ]
-    for at in range(0, len(plain), BATCH):
-        chunk = plain[at : at + BATCH]
-        try:
-            events = _EVENTS.validate_json("[" + ",".join([b[:-1] + tail for _, b in chunk]) + "]")
-        except ValueError:  # one by one, so that the error is the one body's
-            events = [EVENT_ADAPTER.validate_json(b[:-1] + tail) for _, b in chunk]
-        for (n, _), event in zip(chunk, events, strict=True):
-            out[n] = event
     return out
 
 

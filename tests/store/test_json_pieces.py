@@ -5,6 +5,8 @@ script loads the same record through it."""
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,20 @@ SAMPLES: list[Any] = [
 ]
 
 
+@pytest.fixture
+def another_thread() -> Iterator[None]:
+    """A second thread alive (as a window's worker reads while the UI thread waits): a long
+    text is parsed in pieces only then."""
+    done = threading.Event()
+    thread = threading.Thread(target=done.wait)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
 @pytest.mark.parametrize("value", SAMPLES)
 @pytest.mark.parametrize("indent", [None, 2])
 @pytest.mark.parametrize("depth", [0, 1, 2, 3, 5])
@@ -42,6 +58,7 @@ def test_duplicate_keys_keep_the_last_as_json_loads_does() -> None:
     "bad",
     ['{"a" 1}', '{"a": 1,}', "[1 2]", "{a: 1}", "[1, 2", '{"a": [1, }', '{"a": 1} x', "[nan"],
 )
+@pytest.mark.usefixtures("another_thread")
 def test_malformed_text_raises_json_decode_error(bad: str) -> None:
     text = bad + " " * json_pieces.PIECES_MIN  # long enough to be parsed in pieces
     with pytest.raises(json.JSONDecodeError):
@@ -50,6 +67,7 @@ def test_malformed_text_raises_json_decode_error(bad: str) -> None:
         json_pieces.loads(text)
 
 
+@pytest.mark.usefixtures("another_thread")
 def test_a_long_text_is_parsed_one_value_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     script = [{"text": f"reply {i}", "tool_calls": []} for i in range(3000)]
     value = {"run_id": "r", "scenario_source": {"script": script, "name": "n"}, "usage": {}}
@@ -75,6 +93,15 @@ def test_a_short_text_is_one_json_loads(monkeypatch: pytest.MonkeyPatch) -> None
     assert json_pieces.loads('{"a": [1, 2]}') == {"a": [1, 2]}
 
 
+def test_a_long_text_is_one_json_loads_when_no_other_thread_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # the command line's process
+    monkeypatch.setattr(json_pieces, "_value", None)  # nobody waits for the GIL: one call
+    text = json.dumps({"script": ["x"] * 10}) + " " * json_pieces.PIECES_MIN
+    assert json_pieces.loads(text) == {"script": ["x"] * 10}
+
+
 def test_a_run_with_a_long_script_loads_the_same_record(tmp_path: Path) -> None:
     script = [{"text": f"draft {i} of a reply", "tool_calls": []} for i in range(6000)]
     record = long_turn(3).model_copy(update={"scenario_source": {"name": "s", "script": script}})
@@ -85,6 +112,7 @@ def test_a_run_with_a_long_script_loads_the_same_record(tmp_path: Path) -> None:
         assert store.load(record.run_id) == record
 
 
+@pytest.mark.usefixtures("another_thread")
 def test_a_run_read_with_every_text_in_pieces_is_the_same_record(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
