@@ -4,8 +4,8 @@ A step's text, reasoning and tool-call arguments arrive as deltas; the export wr
 a line of its own. ``{"api_key": "hun`` and ``ter2…"}`` are each harmless to a rule that reads
 one string at a time, so the whole stream is read instead: its fragments are joined, the secret
 spans of the joined text are found by the exports' rules (``reports.redact``: key-shaped tokens,
-``Name: value`` credential headers; in tool arguments also the values of fields named like a
-credential, as the step's message has them), and each fragment keeps what lies outside them.
+``Name: value`` credential headers, the values of JSON fields named like a credential, as the
+step's message has them), and each fragment keeps what lies outside them.
 Concatenated, the fragments are the stream's text with each span replaced: a JSON value by
 ``"[redacted]"`` (the arguments stay valid JSON, equal to the message's redacted arguments), a
 token by ``[redacted]``. A stream without anything to redact is written as recorded.
@@ -22,7 +22,6 @@ from typing import Any
 from inspector.core.compact_json import dumps
 from inspector.core.credentials import REDACTED
 from inspector.core.events import (
-    Event,
     ReasoningDelta,
     StepFinished,
     StepStarted,
@@ -35,6 +34,7 @@ from inspector.reports.redact import (
     may_hold_secrets,
     token_spans,
 )
+from inspector.reports.synthetic_events import TimedEvent
 
 __all__ = [
     "STREAMED_FIELDS",
@@ -108,16 +108,6 @@ def redacted_fragments(fragments: Sequence[str], spans: Sequence[Span]) -> list[
     return out
 
 
-class _Rewritten:
-    """A delta whose text changed: written the model's way (no stored JSON)."""
-
-    __slots__ = ("event", "t_ms")
-
-    def __init__(self, t_ms: float, event: Event) -> None:
-        self.t_ms = t_ms
-        self.event = event
-
-
 _DELTAS = frozenset({TextDelta, ReasoningDelta, ToolCallDelta})
 
 
@@ -150,6 +140,8 @@ def with_streams_redacted(events: Iterable[Any]) -> Iterator[Any]:
 
 
 def _released(held: list[Any]) -> list[Any]:
+    """``held`` (a step's events) with the deltas of each stream that holds a secret
+    redacted."""
     streams: dict[tuple[Any, ...], tuple[list[int], list[str]]] = {}
     for at, timed in enumerate(held):
         event = timed.event
@@ -167,17 +159,16 @@ def _released(held: list[Any]) -> list[Any]:
         else:
             stream[0].append(at)
             stream[1].append(text)
-    out = held
+    out = list(held)
     for key, (places, texts) in streams.items():
         spans = secret_spans("".join(texts))
         if not spans:
             continue
-        out = list(out) if out is held else out
         field = "arguments_delta" if key[0] is ToolCallDelta else "text"
         for at, old, new in zip(places, texts, redacted_fragments(texts, spans), strict=True):
-            if new != old:
+            if new != old:  # written the model's way: a ``TimedEvent`` has no stored JSON
                 timed = held[at]
-                out[at] = _Rewritten(timed.t_ms, timed.event.model_copy(update={field: new}))
+                out[at] = TimedEvent(timed.t_ms, timed.event.model_copy(update={field: new}))
     return out
 
 
