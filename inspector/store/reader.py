@@ -49,11 +49,15 @@ from inspector.store.recorder import STEP_REF
 from inspector.store.texts import TextReader, marked
 from inspector.store.writer import RUNNING
 
+# The run's --set overrides and ``via`` live in its header (no column), which holds the whole
+# scenario (2.4 MB for a scripted turn of 10,000 attempts): one ``json_extract`` of both paths
+# parses it once (a JSON array ``[overrides, via]``), where one call per path parsed it twice.
 _SUMMARY_COLUMNS = (
     "run_id, scenario, status, termination, started_at, duration_ms, steps, input_tokens,"
-    " output_tokens, replay_of, provider, model,"
-    " COALESCE(json_extract(header, '$.overrides'), '[]') AS overrides"
+    " output_tokens, replay_of, provider, model"
 )
+_SUMMARY_HEADER = "json_extract(header, '$.overrides', '$.via')"
+_SUMMARY_NAMES = tuple(_SUMMARY_COLUMNS.replace(" ", "").split(","))
 INTERRUPTED_RUN_MESSAGE = "the process recording this run died before the run finished"
 
 
@@ -89,17 +93,21 @@ def summaries(
 ) -> list[RunSummary]:
     where, params = ("WHERE scenario = ?", [scenario]) if scenario is not None else ("", [])
     params_: list[object] = list(params)
-    # ``via`` lives in the run's header (no column): read for the few rows listed only.
     sql = (
-        f"SELECT {_SUMMARY_COLUMNS}, json_extract(header, '$.via') AS via FROM runs {where}"
+        f"SELECT {_SUMMARY_COLUMNS}, {_SUMMARY_HEADER} FROM runs {where}"
         " ORDER BY started_at DESC, id DESC"
     )
     if limit is not None:
         sql += " LIMIT ?"
         params_.append(max(limit, 0))
-    cursor = conn.execute(sql, params_)
-    names = [d[0] for d in cursor.description]
-    return [RunSummary.model_validate(dict(zip(names, row, strict=True))) for row in cursor]
+    listed = []
+    for row in conn.execute(sql, params_):
+        fields = dict(zip(_SUMMARY_NAMES, row[:-1], strict=True))
+        overrides, via = json.loads(row[-1]) if row[-1] is not None else (None, None)
+        fields["overrides"] = [] if overrides is None else overrides
+        fields["via"] = via
+        listed.append(RunSummary.model_validate(fields))
+    return listed
 
 
 def resolve(conn: sqlite3.Connection, path: Path, run_id: str) -> str:
