@@ -14,8 +14,9 @@ from __future__ import annotations
 import time
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar, cast, overload
+from typing import Any, ClassVar, TypeVar, cast, overload
 
+from inspector.core.errors import InspectorError
 from inspector.core.live import LiveRun, LiveStep
 from inspector.core.records import RunRecord, Step
 
@@ -153,6 +154,43 @@ class LazyLiveSteps(BuiltWhenRead[LiveStep]):
         """``step``, read whole, replaces its light one (``StepRows.put``)."""
         self.rows.put(step)
         self._items[step.index - 1] = LiveStep.from_step(step)
+
+
+class LightRecordNotDumped(InspectorError):
+    """A light record was asked for its JSON: it lacks what the JSON holds."""
+
+
+class LightRunRecord(RunRecord):
+    """The store's light read of a run (``Store.load_light``): its ``steps`` are ``StepRows``
+    (stand-in requests, no raw exchanges), and it has no transcript and no scenario source.
+    Its JSON would not be the run's, and getting the rest is the full read (``Store.load``:
+    seconds and a GB for a 100,000-step run, on a store connection of the caller's thread),
+    which a dump must not do behind its caller's back. So ``model_dump`` and
+    ``model_dump_json`` (and ``reports/record_json.py``, the HTML report: they call them) raise
+    ``LightRecordNotDumped`` in one line unless they leave out all of ``LACKS``
+    (docs/store.md, "A light record is not dumped")."""
+
+    LACKS: ClassVar[frozenset[str]] = frozenset({"steps", "transcript", "scenario_source"})
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        self._check_dumped(kwargs.get("include"), kwargs.get("exclude"))
+        return super().model_dump(**kwargs)
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        self._check_dumped(kwargs.get("include"), kwargs.get("exclude"))
+        return super().model_dump_json(**kwargs)
+
+    def _check_dumped(self, include: Any, exclude: Any) -> None:
+        dumped = set(type(self).model_fields if include is None else include)
+        if isinstance(exclude, dict):
+            dumped -= {name for name, value in exclude.items() if value is True}
+        elif exclude is not None:
+            dumped -= set(exclude)
+        if dumped & self.LACKS:
+            raise LightRecordNotDumped(
+                f"run {self.run_id} was read light (no requests, raw exchanges, transcript or"
+                " scenario source): dump the record Store.load reads, not this one"
+            )
 
 
 def light_run(record: RunRecord) -> LiveRun:

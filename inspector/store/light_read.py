@@ -16,8 +16,8 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from inspector.core.lazy_steps import StepRows
-from inspector.core.records import RawExchange, RunRecord, Step, StepRequest
+from inspector.core.lazy_steps import LightRunRecord, StepRows
+from inspector.core.records import RawExchange, Step, StepRequest
 from inspector.core.shared_list import SharedPrefix
 from inspector.store import reader
 from inspector.store.models import RunNotFound
@@ -38,7 +38,7 @@ _ROWS = (
 @reader.collector_paused
 def load_light(
     conn: sqlite3.Connection, path: Path, run_id: str, min_steps: int
-) -> RunRecord | None:
+) -> LightRunRecord | None:
     """The light record of ``run_id`` (or a unique prefix), or None when the run has fewer
     than ``min_steps`` steps, is still recording, or has a step the light read cannot build
     (a pending row): the caller then reads it whole with ``load``."""
@@ -94,7 +94,7 @@ def load_light(
 
     data = texts.loads(record_json)
     data["steps"], data["transcript"] = [], []
-    record = RunRecord.model_validate(data)
+    record = LightRunRecord.model_validate(data)
     light_steps = StepRows(attempts, cleared, noted, slowest, build, bodies, sizes)
     record.__dict__["steps"] = light_steps
     return record

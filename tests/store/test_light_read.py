@@ -4,13 +4,17 @@ exchange — and the columns the timeline lays its rows out from, equal to the f
 
 from __future__ import annotations
 
+import io
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from inspector.core.lazy_steps import StepRows
+from inspector.core.errors import InspectorError
+from inspector.core.lazy_steps import LightRecordNotDumped, LightRunRecord, StepRows
 from inspector.core.records import RunRecord, Step
+from inspector.reports.record_json import write_record_json
 from inspector.store import RunNotFound, Store
 from inspector.store.light_read import DAMAGED_STEP, STAND_IN_REQUEST
 from inspector.store.writer import RUNNING
@@ -46,7 +50,7 @@ def check_light(store: Store, record: RunRecord) -> StepRows:
     noted = {n for n, s in enumerate(full.steps) if has_notes(s)}
     assert noted <= set(rows.noted)  # the steps the timeline builds to count their notes
     assert not {n for n in rows.noted if not full.steps[n].verdicts} - noted
-    header = {"steps", "transcript", "scenario_source"}
+    header = set(LightRunRecord.LACKS)
     assert light.model_dump(exclude=header) == full.model_dump(exclude=header)
     assert light.transcript == [] and light.scenario_source == {}
     return rows
@@ -124,3 +128,33 @@ def test_a_step_that_is_not_there_is_one_line(store: Store) -> None:
     record = store_saved(store, every_shape())
     with pytest.raises(RunNotFound, match="no step 6 in run"):
         store.load_step(record.run_id, 6)
+
+
+def test_a_light_record_is_not_dumped_but_says_why_in_one_line(store: Store) -> None:
+    record = store_saved(store, varied_turn(9))
+    light = store.load_light(record.run_id)
+    assert light is not None
+    expected = rf"^run {record.run_id} was read light \(no requests, raw exchanges, transcript"
+    dumps = {
+        "model_dump": light.model_dump,
+        "model_dump json": lambda: light.model_dump(mode="json"),
+        "model_dump_json": light.model_dump_json,
+        "record JSON writer": lambda: write_record_json(light, io.StringIO()),
+        "without its steps": lambda: light.model_dump_json(exclude={"steps"}),
+        "a copy": lambda: light.model_copy().model_dump_json(),
+    }
+    for name, dump in dumps.items():
+        with pytest.raises(LightRecordNotDumped, match=expected) as raised:
+            dump()
+        assert "\n" not in str(raised.value), name
+    assert isinstance(raised.value, InspectorError)  # the CLI's one-line error
+    # What it holds as read dumps, as the full record's (every field but what it lacks).
+    lacks = set(LightRunRecord.LACKS)
+    full = store.load(record.run_id)
+    assert light.model_dump_json(exclude=lacks) == full.model_dump_json(exclude=lacks)
+    assert light.model_dump(exclude=dict.fromkeys(lacks, True)) == full.model_dump(exclude=lacks)
+    kept = {"run_id", "status", "usage"}
+    assert light.model_dump(include=kept) == full.model_dump(include=kept)
+    out = io.StringIO()
+    write_record_json(full, out)  # the full record of the same run: what to dump instead
+    assert json.loads(out.getvalue()) == full.model_dump(mode="json")
