@@ -201,27 +201,31 @@ def with_raw_streams_redacted(response: Any) -> Any:
     Found in the events' JSON text without parsing or walking them (a C pass per response):
     the escaped fragments of a field, joined, are the escaped stream, which ``may_hold_secrets``
     reads. Only a response that may hold one is parsed; an event given as text that held a
-    piece is written again from its parsed value."""
+    piece is written again from its parsed value. A named event (``{"event": NAME, "data":
+    TEXT}``, as ``openai_stream`` records a Responses-API-style ``response.*.delta``) is
+    searched in its data's text, its fragments a stream per event name and item (``item_id``,
+    ``output_index``, ``content_index``, ``summary_index``), and one that held a piece gets its
+    data written again the same way."""
     if not isinstance(response, dict):
         return response
     events = response.get("events")
     if not isinstance(events, list) or len(events) < 2:
         return response
-    text = "\n".join(event if isinstance(event, str) else dumps(event) for event in events)
-    escaped: dict[str, list[str]] = {}
-    for name, fragment in _STREAMED.findall(text):
-        escaped.setdefault(name, []).append(fragment)
+    escaped = _escaped_fragments(events)
     suspect = {
         name
-        for name, parts in escaped.items()
+        for (name, _), parts in escaped.items()
         if len(parts) > 1 and may_hold_secrets('"' + "".join(parts) + '"')
     }
     if not suspect:
         return response
     parsed = [_parsed(event) for event in events]
     leaves: list[tuple[tuple[Any, ...], Any, Any]] = []  # (stream, holder, key), in order
-    for value in parsed:
-        _string_leaves(value, suspect, leaves, ())
+    for event, value in zip(events, parsed, strict=True):
+        if _named_data(event) is None:
+            _string_leaves(value, suspect, leaves, ())
+        else:  # a named event's deltas: a stream per name (and item, output, content part)
+            _string_leaves(value["data"], suspect, leaves, (value["event"],))
     # Each stream alone (two tool calls' interleaved deltas), then, for a name with several
     # streams, all its fragments joined as before: a stream whose events do not all say which
     # call they are of (``openai_stream`` takes a call without ``index`` for its position).
@@ -254,15 +258,61 @@ def _streams_of(streams: dict[tuple[Any, ...], Any], name: str) -> int:
     return sum(1 for stream in streams if stream[0] == name)
 
 
+def _named_data(event: Any) -> str | None:
+    """The data text of a named SSE event as ``openai_stream`` records one that is not a
+    ``message`` (``{"event": NAME, "data": TEXT}``: a Responses-API-style
+    ``response.function_call_arguments.delta``, an ``error``); None for any other event."""
+    if type(event) is dict and len(event) == 2 and type(event.get("event")) is str:
+        data = event.get("data")
+        return data if type(data) is str else None
+    return None
+
+
+# A named event's stream ids in its data text: an item's deltas told from another's before
+# anything is parsed (a Responses-style stream interleaves an answer's text with a call's
+# arguments, and ``"pass"`` + ``" w0"`` + ``"word"`` reads as no credential name).
+_NAMED_IDS = re.compile(
+    r'"(?:output_index|content_index|summary_index|item_id)":\s*("[^"\\]*"|\d+)'
+)
+
+
+def _escaped_fragments(events: list[Any]) -> dict[tuple[str, tuple[str, ...]], list[str]]:
+    """The escaped strings of ``STREAMED_FIELDS`` in ``events``' JSON text, in order, by field
+    name and, for a named event's data (``_named_data``: sought in the text as sent, where
+    dumped whole its fields would be escaped inside ``data``), its name and stream ids."""
+    plain: list[str] = []
+    escaped: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for event in events:
+        if type(event) is str:  # an OpenAI chunk's data as sent: the usual event
+            plain.append(event)
+            continue
+        data = _named_data(event)
+        if data is None:
+            plain.append(event if isinstance(event, str) else dumps(event))
+            continue
+        stream = (event["event"], *_NAMED_IDS.findall(data))
+        for name, fragment in _STREAMED.findall(data):
+            escaped.setdefault((name, stream), []).append(fragment)
+    for name, fragment in _STREAMED.findall("\n".join(plain)):
+        escaped.setdefault((name, ()), []).append(fragment)
+    return escaped
+
+
 def _parsed(event: Any) -> Any:
-    """A copy of an event to write redacted fragments into (text parsed when it is JSON)."""
+    """A copy of an event to write redacted fragments into (text parsed when it is JSON; a
+    named event's data too)."""
+    data = _named_data(event)
     try:
+        if data is not None:
+            return {"event": event["event"], "data": json.loads(data)}
         return json.loads(event if isinstance(event, str) else dumps(event))
     except ValueError:
         return event
 
 
 def _written(event: Any, value: Any) -> Any:
+    if _named_data(event) is not None:
+        return {**event, "data": json.dumps(value["data"], ensure_ascii=False)}
     return json.dumps(value, ensure_ascii=False) if isinstance(event, str) else value
 
 
@@ -279,7 +329,7 @@ def _holds(value: Any, holders: set[int]) -> bool:
 # Fields that tell a stream's fragments from another's of the same name: the tool call an
 # OpenAI chunk's ``arguments`` belong to (``tool_calls[].index``), the content block of an
 # Anthropic event (``index``), a Responses-style event's output item and content part.
-_STREAM_IDS = ("index", "output_index", "content_index", "item_id")
+_STREAM_IDS = ("index", "output_index", "content_index", "summary_index", "item_id")
 
 
 def _string_leaves(

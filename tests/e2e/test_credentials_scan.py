@@ -171,3 +171,56 @@ def test_a_credential_argument_split_by_the_stream_leaves_in_no_export(
             assert piece not in data, f"{piece} leaked into the {fmt} export"
     jsonl = (tmp_path / "r.jsonl").read_text(encoding="utf-8")
     assert "[redacted]" in jsonl and '\\"q\\": \\"x\\"' in jsonl  # the rest kept as streamed
+
+
+NAMED = "pw-named-8d2e61b4"
+
+
+def _named(name: str, data: dict[str, object]) -> str:
+    return f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n"
+
+
+def _split_named_deltas() -> str:
+    """A final text answer in Chat Completions chunks, and named Responses-API-style events
+    streaming a function call whose ``password`` argument they cut in three (the OpenAI
+    provider records a named event as ``{"event": NAME, "data": TEXT}``), interleaved with
+    another item's text deltas."""
+    delta = "response.function_call_arguments.delta"
+    text = "response.output_text.delta"
+    parts = ['{"q": "x", "pass', f'word": "{NAMED[:6]}', NAMED[6:12], f'{NAMED[12:]}"}}']
+    ids = {"item_id": "fc_1", "output_index": 1}
+    events = [_named("response.output_item.added", {"output_index": 1, "item": {"id": "fc_1"}})]
+    for n, part in enumerate(parts):
+        events.append(_named(delta, {**ids, "delta": part}))
+        words = {"item_id": "msg_0", "output_index": 0, "content_index": 0, "delta": f" w{n}"}
+        events.append(_named(text, words))
+    answer = _chunk({"role": "assistant", "content": "done"}, "stop")
+    return "".join([*events, answer, "data: [DONE]\n\n"])
+
+
+def test_a_credential_split_across_named_stream_events_leaves_in_no_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + "k" * 24)
+    path = tmp_path / "named.toml"
+    with LoopbackServer() as server:
+        path.write_text(
+            'name = "named"\n[model]\nprovider = "openai"\nname = "m"\nstream = true\n'
+            f'base_url = "{server.base_url}"\n[prompt]\nuser = "log in"\n'
+        )
+        server.queue(sse_reply(_split_named_deltas()))
+        db = tmp_path / "runs.sqlite3"
+        assert main(["run", str(path), "--db", str(db), "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    events = record["steps"][0]["raw"]["response"]["events"]
+    assert {"event": "response.function_call_arguments.delta"}.items() <= events[1].items()
+    for fmt in ("jsonl", "html"):
+        out = tmp_path / f"r.{fmt}"
+        assert (
+            main(["export", record["run_id"], "--format", fmt, "--out", str(out), "--db", str(db)])
+            == 0
+        )
+        data = out.read_text(encoding="utf-8")
+        for piece in (NAMED[:6], NAMED[6:12], NAMED[12:]):
+            assert piece not in data, f"{piece} leaked into the {fmt} export"
+        assert "[redacted]" in data and "w2" in data  # the other item's deltas as streamed

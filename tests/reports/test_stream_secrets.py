@@ -236,3 +236,47 @@ def test_a_raw_call_whose_later_chunks_omit_its_index_is_still_one_stream() -> N
     response = {"events": [_call_chunk(p, i) for p, i in parts]}
     out = with_raw_streams_redacted(response)["events"]
     assert "defghijk" not in "".join(out) and "abc" not in "".join(out)
+
+
+def _named(name: str, **data: object) -> dict[str, str]:
+    """A named SSE event as ``openai_stream`` records it: its name and its data's text."""
+    return {"event": name, "data": json.dumps({"type": name, **data})}
+
+
+def test_named_events_deltas_are_redacted_each_item_in_its_own_stream() -> None:
+    # Responses-API-style events: item fc_1's arguments cut around "password" and its value,
+    # interleaved with item fc_2's arguments and an answer's text ("pass" + " w" + "word"
+    # joined by field name alone hold no credential name).
+    args = "response.function_call_arguments.delta"
+    parts = [
+        (args, "fc_1", 1, '{"pass'),
+        ("response.output_text.delta", "msg_0", 0, " w"),
+        (args, "fc_2", 2, '{"q": "kept'),
+        (args, "fc_1", 1, 'word": "abc'),
+        (args, "fc_2", 2, ' as is"}'),
+        (args, "fc_1", 1, 'defghijk"}'),
+    ]
+    events = [_named(n, item_id=i, output_index=o, delta=d) for n, i, o, d in parts]
+    done = _named("response.completed", response={"id": "r1"})
+    response = {"status": 200, "events": [*events, done, "[DONE]"]}
+    out = with_raw_streams_redacted(response)["events"]
+    assert [e["event"] for e in out[:7]] == [e["event"] for e in response["events"][:7]]
+    deltas = [json.loads(e["data"]) for e in out[:6]]
+    item = {d["item_id"]: "" for d in deltas}
+    for d in deltas:
+        item[d["item_id"]] += d["delta"]
+    assert item == {
+        "fc_1": '{"password": "[redacted]"}',
+        "fc_2": '{"q": "kept as is"}',
+        "msg_0": " w",
+    }
+    assert "abc" not in json.dumps(out) and "defghijk" not in json.dumps(out)
+    assert out[6] is response["events"][6] and out[7] == "[DONE]"  # untouched: as recorded
+    assert response["events"][3]["data"].endswith('"delta": "word\\": \\"abc"}')  # a copy
+
+
+def test_named_events_without_a_secret_are_the_same_object() -> None:
+    args = "response.function_call_arguments.delta"
+    events = [_named(args, item_id="fc_1", output_index=0, delta=d) for d in ('{"q": ', '"x"}')]
+    response = {"status": 200, "events": [*events, {"event": "error", "data": "not json"}]}
+    assert with_raw_streams_redacted(response) is response
