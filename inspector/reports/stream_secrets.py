@@ -200,12 +200,13 @@ def with_raw_streams_redacted(response: Any) -> Any:
 
     Found in the events' JSON text without parsing or walking them (a C pass per response):
     the escaped fragments of a field, joined, are the escaped stream, which ``may_hold_secrets``
-    reads. Only a response that may hold one is parsed; an event given as text that held a
-    piece is written again from its parsed value. A named event (``{"event": NAME, "data":
-    TEXT}``, as ``openai_stream`` records a Responses-API-style ``response.*.delta``) is
-    searched in its data's text, its fragments a stream per event name and item (``item_id``,
-    ``output_index``, ``content_index``, ``summary_index``), and one that held a piece gets its
-    data written again the same way."""
+    reads (by field name, and by field and the event's ``index`` values where the events have
+    several: ``_by_indexes``). Only a response that may hold one is parsed; an event given as
+    text that held a piece is written again from its parsed value. A named event
+    (``{"event": NAME, "data": TEXT}``, as ``openai_stream`` records a Responses-API-style
+    ``response.*.delta``) is searched in its data's text, its fragments a stream per event name
+    and item (``item_id``, ``output_index``, ``content_index``, ``summary_index``), and one
+    that held a piece gets its data written again the same way."""
     if not isinstance(response, dict):
         return response
     events = response.get("events")
@@ -293,9 +294,36 @@ def _escaped_fragments(events: list[Any]) -> dict[tuple[str, tuple[str, ...]], l
         stream = (event["event"], *_NAMED_IDS.findall(data))
         for name, fragment in _STREAMED.findall(data):
             escaped.setdefault((name, stream), []).append(fragment)
-    for name, fragment in _STREAMED.findall("\n".join(plain)):
+    text = "\n".join(plain)
+    for name, fragment in _STREAMED.findall(text):
         escaped.setdefault((name, ()), []).append(fragment)
+    if len(set(_INDEX.findall(text))) > 1:  # several calls or blocks, which may interleave
+        _by_indexes(text, escaped)
     return escaped
+
+
+# An event's ``index`` values (an OpenAI chunk's choice and tool call, an Anthropic content
+# block), and, in one pass with them, the streamed fields and the ends of events.
+_INDEX = re.compile(r'"index":\s*(\d+)')
+_INDEXED_PIECES = re.compile(rf"(\n)|{_INDEX.pattern}|{_STREAMED.pattern}")
+
+
+def _by_indexes(text: str, escaped: dict[tuple[str, tuple[str, ...]], list[str]]) -> None:
+    """Add to ``escaped`` the fragments of ``text`` (plain events, one a line) by field name and
+    the ``index`` values of their event, whatever the keys' order: two tool calls whose deltas
+    interleave, joined by name alone, can break a credential's name in two
+    (``{"pass`` + ``{"q": 1}`` + ``word": …``) and read as nothing to redact."""
+    ids: list[str] = []
+    found: list[tuple[str, str]] = []
+    for newline, index, name, fragment in _INDEXED_PIECES.findall(text + "\n"):
+        if newline:
+            for field, piece in found:
+                escaped.setdefault((field, ("index", *ids)), []).append(piece)
+            ids, found = [], []
+        elif index:
+            ids.append(index)
+        else:
+            found.append((name, fragment))
 
 
 def _parsed(event: Any) -> Any:

@@ -231,6 +231,26 @@ def test_interleaved_tool_calls_of_a_raw_stream_are_redacted_each_in_its_own() -
     assert args[1]["arguments"] == '{"q": "x"}'
 
 
+def test_interleaved_calls_splitting_a_credential_name_are_still_searched() -> None:
+    # Joined by field name alone, call 1's arguments broke call 0's "password" in two
+    # ('{"pass' + '{"q": "x"}' + 'word": ...'): nothing looked like a credential and the
+    # whole value was written as recorded.
+    parts = [('{"pass', 0), ('{"q": "x"}', 1), ('word": "abcdefghijk"}', 0)]
+    for chunk in (_call_chunk, _wire_call_chunk):
+        response = {"events": [chunk(p, i) for p, i in parts] + ["[DONE]"]}
+        out = with_raw_streams_redacted(response)["events"]
+        assert "abcdefghijk" not in "".join(out)
+        args = [json.loads(e)["choices"][0]["delta"]["tool_calls"][0]["function"] for e in out[:3]]
+        assert args[0]["arguments"] + args[2]["arguments"] == '{"password": "[redacted]"}'
+        assert args[1]["arguments"] == '{"q": "x"}'
+
+
+def _wire_call_chunk(arguments: str, index: int) -> str:
+    """A chunk as OpenAI sends it: the call's ``index`` before its ``function``."""
+    call = {"index": index, "function": {"arguments": arguments}}
+    return json.dumps({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+
+
 def test_a_raw_call_whose_later_chunks_omit_its_index_is_still_one_stream() -> None:
     parts = [('{"password": "abc', 0), ('defghijk"}', None)]
     response = {"events": [_call_chunk(p, i) for p, i in parts]}
