@@ -266,7 +266,9 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                     if not text:
                         continue
                     right = cell.right  # type: ignore[union-attr]
-                    key: tuple[object, ...] = (text, cell_width, height, right)
+                    inner = cell_width - 2 * margin
+                    shown = cached.get((text, inner)) or elided(metrics, text, inner)
+                    key: tuple[object, ...] = (shown, cell_width, height, right)  # as shown
                 else:
                     status = cell.status  # type: ignore[union-attr]
                     if kind == _DOT:
@@ -281,8 +283,6 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                         continue
                     if entry is UNKNOWN and wanted(key, column in _LASTING):  # type: ignore[misc]
                         if kind == _TEXT:
-                            inner = cell_width - 2 * margin
-                            shown = cached.get((text, inner)) or elided(metrics, text, inner)
                             paint = text_paint(shown, inner, height, right)
                         else:
                             paint = rich_paint(cell, cell_width, height, kind == _DOT)  # type: ignore[arg-type]
@@ -299,8 +299,6 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                         painter.setPen(colour)
                         painter.setFont(font)
                         pen_set = True
-                    inner = cell_width - 2 * margin
-                    shown = cached.get((text, inner)) or elided(metrics, text, inner)
                     painter.drawText(x + margin, y, inner, height, _ALIGN_BITS[right], shown)
                     continue
                 # The delegate's rich path without its save/restore: clipped to the cell,
