@@ -77,24 +77,19 @@ class Elision:
         advance = self._advance
         if advance is None:
             return None
-        kept = self._kept.get((len(text), width), _UNSEEN)
-        if kept is None:
-            return text
-        if kept is not _UNSEEN:
-            count, tail = kept  # type: ignore[misc]
-            return text[:count] + tail
+        key = (len(text), width)
+        if key in self._kept:
+            kept = self._kept[key]
+            return text if kept is None else text[: kept[0]] + kept[1]
         if QFontMetricsF(metrics).horizontalAdvance(text) != len(text) * advance:
             self._advance = None  # digits shaped otherwise in a row: never again
             return None
         shown = metrics.elidedText(text, _ELIDE, width)
         if shown == text:
-            self._kept[(len(text), width)] = None
+            self._kept[key] = None
         else:  # the digits it kept, then the ellipsis
             count = 0
             while count < len(shown) and shown[count] == text[count : count + 1]:
                 count += 1
-            self._kept[(len(text), width)] = (count, shown[count:])
+            self._kept[key] = (count, shown[count:])
         return shown
-
-
-_UNSEEN = object()
