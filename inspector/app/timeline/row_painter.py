@@ -28,9 +28,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPersistentModelIndex, QRect, Qt
-from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QRegion
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QRegion
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView
 
+from inspector.app.theme import status_colour
 from inspector.app.timeline.cell_pictures import (
     NOT_PICTURED,
     PENDING,
@@ -171,7 +172,7 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
     colour = step_option.palette.color(_TEXT_ROLE)
     margin = delegate.text_margin(step_option)
     elided, cached = delegate.elided, delegate.cached_elisions
-    paint_cell, strip = delegate.paint_cell, delegate.paint_strip
+    paint_cell = delegate.paint_cell
     status_at, latency_at = delegate.paint_status_at, delegate.paint_latency_at
     palette = step_option.palette
     dark = delegate.dark(palette)  # and the latency track's colour made
@@ -188,10 +189,10 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
         or not viewport.autoFillBackground()
         or background.style() != Qt.BrushStyle.SolidPattern
     ):
-        pictures, scale, dx, dy = None, 1, 0.0, 0.0
+        pictures, scale, dx = None, 1, 0.0
         got = wanted = add = also = None
     else:
-        scale, dx, dy = ratio
+        scale, dx, _ = ratio
         state = (
             colour.rgba(),
             bar.rgba(),
@@ -208,6 +209,8 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
     placed = [
         (c, x, w, _KINDS[c], _whole(x * scale + dx) and _whole(w * scale)) for c, x, w in columns
     ]
+    painted_columns = {c for c, _, _ in columns}
+    texts_made = tuple(c in painted_columns for c in range(len(_KINDS)))  # those paint_row makes
 
     def text_paint(shown: str, inner: int, height: int, right: bool) -> Paint:
         def paint(p: QPainter) -> None:  # the plain cell's drawText, the cell at 0, 0
@@ -238,25 +241,27 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
             if row in skip:
                 left_for_qt += QRect(0, y, width, height)
                 continue
-            option = step_option if is_step(row) else other_option
             painted += len(placed)
-            cells = read(row)
+            cells = read(row, texts_made)
             first = cells[0]
             if first is None:
                 continue
             if first.header or first.note or first.flips or first.cleared:  # the delegate's
+                option = step_option if is_step(row) else other_option
                 for column, x, cell_width, _, _ in placed:
                     option.rect = QRect(x, y, cell_width, height)
                     paint_cell(painter, option, cells[column], column)  # type: ignore[arg-type]
                 pen_set = False  # what it set is restored, or its own
                 continue
-            row_whole = got is not None and _whole(y * scale + dy) and _whole(height * scale)
+            # y and the height are whole logical px: whole device px at a whole scale and
+            # translation (_ratio), so a row's pictures go where its cells are
+            row_whole = got is not None
             for column, x, cell_width, kind, x_whole in placed:
                 cell = cells[column]
                 if kind == _CHIPS:
                     if cell.verdicts or cell.markers:  # type: ignore[union-attr]
-                        option.rect = QRect(x, y, cell_width, height)
-                        paint_cell(painter, option, cell, column)  # type: ignore[arg-type]
+                        step_option.rect = QRect(x, y, cell_width, height)
+                        paint_cell(painter, step_option, cell, column)  # type: ignore[arg-type]
                         pen_set = False
                     continue  # no chip: the delegate would draw nothing
                 text = cell.text  # type: ignore[union-attr]
@@ -266,7 +271,9 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                     if not text:
                         continue
                     right = cell.right  # type: ignore[union-attr]
-                    key: tuple[object, ...] = (text, cell_width, height, right)
+                    inner = cell_width - 2 * margin
+                    shown = cached.get((text, inner)) or elided(metrics, text, inner)
+                    key: tuple[object, ...] = (shown, cell_width, height, right)  # as shown
                 else:
                     status = cell.status  # type: ignore[union-attr]
                     if kind == _DOT:
@@ -281,8 +288,6 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                         continue
                     if entry is UNKNOWN and wanted(key, column in _LASTING):  # type: ignore[misc]
                         if kind == _TEXT:
-                            inner = cell_width - 2 * margin
-                            shown = cached.get((text, inner)) or elided(metrics, text, inner)
                             paint = text_paint(shown, inner, height, right)
                         else:
                             paint = rich_paint(cell, cell_width, height, kind == _DOT)  # type: ignore[arg-type]
@@ -299,8 +304,6 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                         painter.setPen(colour)
                         painter.setFont(font)
                         pen_set = True
-                    inner = cell_width - 2 * margin
-                    shown = cached.get((text, inner)) or elided(metrics, text, inner)
                     painter.drawText(x + margin, y, inner, height, _ALIGN_BITS[right], shown)
                     continue
                 # The delegate's rich path without its save/restore: clipped to the cell,
@@ -317,8 +320,12 @@ def paint_rows(table: QTableView, event: QPaintEvent, stateful: Iterable[int]) -
                 pen_set = False
         if pictures is not None:
             pictures.finish(painter)
+        strip_colours: dict[str, QColor] = {}  # TimelineDelegate.paint_strip's, made once
         for status, x, y, height in strips:
-            strip(painter, step_option, status, x, y, height)
+            strip_colour = strip_colours.get(status)
+            if strip_colour is None:
+                strip_colour = strip_colours[status] = status_colour(status, dark)
+            painter.fillRect(x, y + 1, 3, height - 2, strip_colour)
     finally:
         painter.end()
         table.cells_painted += painted  # type: ignore[attr-defined]

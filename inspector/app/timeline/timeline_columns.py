@@ -135,11 +135,20 @@ def step_cells(
     flips: Sequence[Flip],
     flipped: bool,
     fraction: float | None,
+    shown: Sequence[bool] = (),
 ) -> tuple[PaintCell, ...]:
     """The ``PaintCell`` of each column of a step's row, in column order (the item model's
-    ``paint_row``; its ``paint_cell`` gives the same one by one)."""
+    ``paint_row``; its ``paint_cell`` gives the same one by one). ``shown``: whether each
+    column is painted (the row painter's); a column that is not has no text (its text
+    is not made: ~2–5 µs each)."""
     status, cleared = live.status, live.cleared
-    texts = [display(live, column, previews, flipped) or "" for column in _TEXT_COLUMNS]
+    if shown:
+        texts = [
+            display(live, column, previews, flipped) or "" if shown[column] else ""
+            for column in _TEXT_COLUMNS
+        ]
+    else:
+        texts = [display(live, column, previews, flipped) or "" for column in _TEXT_COLUMNS]
     step, attempt, kind, words, output, tokens, latency = texts
     return (
         PaintCell(step, status, cleared, False, True, flips),

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.theme import is_dark, mix, status_colour
-from inspector.app.timeline.text_fit import fits
+from inspector.app.timeline.text_fit import Elision
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.core.records import Verdict
 from inspector.reports.labels import verdict_label, words
@@ -119,6 +119,7 @@ class TimelineDelegate(QStyledItemDelegate):
         self._fonts: dict[str, tuple[QFont, QFontMetrics]] = {}
         self._note_colours: dict[tuple[str, bool], QColor] = {}
         self._elided: dict[tuple[str, int], str] = {}  # (text, width) -> text as painted
+        self._elision = Elision()  # what elidedText gives, with less text layout
         # (chip font key, cell width, height, *labels) -> each chip's place in the cell, label
         self._chip_layouts: dict[tuple[object, ...], list[tuple[QRect, str]]] = {}
         self.note_column = int(Column.KIND)  # where note rows start (the view moves it)
@@ -135,6 +136,7 @@ class TimelineDelegate(QStyledItemDelegate):
         if watched is self.parent():  # the view, not an editor: the base class's business
             if event.type() in _FONT_CHANGES:
                 self._elided.clear()
+                self._elision.clear()
                 self._margin = None
             return False
         return super().eventFilter(watched, event)
@@ -329,9 +331,7 @@ class TimelineDelegate(QStyledItemDelegate):
         rect = option.rect.adjusted(margin, 0, -margin, 0)
         painter.setPen(option.palette.color(_TEXT))
         painter.setFont(option.font)
-        metrics = option.fontMetrics
-        if len(text) * metrics.maxWidth() > rect.width():  # it may not fit: elide (text layout)
-            text = metrics.elidedText(text, _ELIDE, rect.width())
+        text = self._elision.shown(option.fontMetrics, text, rect.width())  # elided if need be
         painter.drawText(rect, alignment, text)
 
     def _paint_plain(
@@ -357,9 +357,7 @@ class TimelineDelegate(QStyledItemDelegate):
         paint."""
         shown = self._elided.get((text, width))
         if shown is None:
-            shown = text
-            if len(text) * metrics.maxWidth() > width and not fits(metrics, text, width):
-                shown = metrics.elidedText(text, _ELIDE, width)  # it may not fit: elide
+            shown = self._elision.shown(metrics, text, width)
             if len(self._elided) >= ELIDED_KEPT:
                 self._elided.clear()
             self._elided[(text, width)] = shown

@@ -290,14 +290,14 @@ class TimelineItemModel(QAbstractTableModel):
             return PaintCell(note.text, live.status, live.cleared, note=note.kind)
         return self._paint_cell(self._run.steps[entry - 1], column)
 
-    def paint_row(self, row: int) -> tuple[PaintCell | None, ...]:
-        """``paint_cell`` of each column of ``row`` in one call (the table's row painter)."""
+    def paint_row(self, row: int, shown: Sequence[bool] = ()) -> tuple[PaintCell | None, ...]:
+        """``paint_cell`` of each column of ``row`` in one call (``step_cells``' ``shown``)."""
         entry = self._rows[row]
         if entry < 0 or entry > _MASK:
             return (self.paint_cell(row, 0),) * _COLUMNS
         live = self._run.steps[entry - 1]
         flips, fraction = self._flips.get(live.index, ()), self._latency_fraction(live)
-        return step_cells(live, self._previews, flips, live.index in self._flips, fraction)
+        return step_cells(live, self._previews, flips, live.index in self._flips, fraction, shown)
 
     # -- cell data --------------------------------------------------------------------------
 

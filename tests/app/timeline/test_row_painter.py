@@ -15,9 +15,10 @@ from pytestqt.qtbot import QtBot
 
 from inspector.app.timeline import row_painter
 from inspector.app.timeline.timeline_view import TimelineView
+from inspector.core.live import LiveRun
 from inspector.core.revalidate import Flip
 from inspector.resources import demo_names
-from tests.helpers.demo_events import stored_run
+from tests.helpers.demo_events import demo_run, stored_run
 
 SIZES = [(1400, 900), (1024, 700), (640, 420)]
 
@@ -120,3 +121,45 @@ def test_narrow_columns_a_new_font_and_a_scroll_keep_qts_pixels(qtbot: QtBot) ->
         assert table.pictures.made > made > 0  # made again, in the new font
     table.verticalScrollBar().setValue(3)
     assert_same(view)
+
+
+def long_run(steps: int) -> LiveRun:
+    """demo:step-cap's first step repeated: ``steps`` steps of one attempt."""
+    record = demo_run("step-cap")[1]
+    first, last = record.steps[0], record.steps[-1]
+    built = [first.model_copy(update={"index": i}) for i in range(1, steps)]
+    built.append(last.model_copy(update={"index": steps}))
+    return LiveRun.from_record(record.model_copy(update={"steps": built}))
+
+
+def test_step_numbers_elided_alike_are_pictured_and_keep_qts_pixels(qtbot: QtBot) -> None:
+    """Step numbers from 1,000 on: the ``#`` column shows them elided ("10…"), the same shown
+    text down a page, pictured by what it shows; at every width the pixels are Qt's."""
+    view = TimelineView()
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show_run(long_run(1_200))
+    view.show()
+    qtbot.waitExposed(view)
+    table = view.table
+    table.scrollToBottom()
+    QApplication.processEvents()
+    header = table.horizontalHeader()
+    margin = view.delegate.text_margin(row_painter._options(table)[0])
+    metrics = table.fontMetrics()
+    height = table.rowHeight(0)
+    widths, shown_as = set(), set()
+    for wanted in (20, 28, 34, 36, 44, 60):
+        header.resizeSection(0, wanted)
+        width = header.sectionSize(0)  # the view keeps a least width
+        widths.add(width)
+        assert_same(view)
+        row = table.rowAt(table.viewport().height() // 2)
+        number = str(view.model.step_at(row))
+        shown = metrics.elidedText(number, Qt.TextElideMode.ElideRight, width - 2 * margin)
+        key = (shown, width, height, True)
+        shown_as.add(shown == number)
+        ratio = table.viewport().devicePixelRatioF()
+        if shown != number and ratio == int(ratio):  # elided: the same text down the page
+            assert isinstance(table.pictures.get(key), tuple)
+    assert len(widths) >= 4 and shown_as == {True, False}  # whole at some widths, elided at others

@@ -269,3 +269,25 @@ def test_a_rows_paint_cells_are_its_cells_read_one_by_one(demo: str) -> None:
     model.show_run(live)
     for row in range(model.rowCount()):
         assert list(model.paint_row(row)) == [model.paint_cell(row, c) for c in range(len(Column))]
+
+
+def test_a_rows_cells_make_the_texts_of_the_columns_shown_only() -> None:
+    """``paint_row(row, shown)``: the columns the row painter paints as ``paint_cell`` gives
+    them; the others without their text (not made)."""
+    model = TimelineItemModel()
+    model.show_run(stored_run("step-cap"))
+    shown = tuple(column in (Column.STEP, Column.OUTPUT) for column in Column)
+    checked = 0
+    for row in range(model.rowCount()):
+        if not model.step_at(row):
+            continue
+        cells = model.paint_row(row, shown)
+        for column in Column:
+            whole = model.paint_cell(row, column)
+            assert whole is not None
+            if shown[column]:
+                assert cells[column] == whole
+            else:
+                assert cells[column] == whole._replace(text="")
+        checked += 1
+    assert checked == 4 and model.paint_row(1, shown)[Column.KIND].text == ""  # type: ignore[union-attr]
