@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -75,6 +76,7 @@ class TimelineView(QWidget):
         self.delegate = TimelineDelegate(self.table)
         self.table.setItemDelegate(self.delegate)
         self._widths: dict[Column, int] = {}  # of every column but Output, hidden ones too
+        self._step_digits = 0  # of the largest step number ``#`` was fitted to
         self._fitting = False  # the widths set while fitting are not the user's
         self._reselecting = False
         self._configure_table()
@@ -147,6 +149,8 @@ class TimelineView(QWidget):
     def show_run(self, run: LiveRun) -> None:
         self.outcome.show_run(run)
         self.model.show_run(run)
+        self._step_digits = 0
+        self._fit_step_numbers(run.steps[-1].index if run.steps else 0)
 
     def steps_filled(self) -> None:
         """The shown run, opened from its light read, has its full steps now (same rows)."""
@@ -160,6 +164,8 @@ class TimelineView(QWidget):
             self._want_follow()  # before the rows grow: whether the view is at the bottom
         self.model.on_event(event)
         self.outcome.on_event(event)
+        if isinstance(event, StepStarted):
+            self._fit_step_numbers(event.index)
         if isinstance(event, RunFinished | AttemptCleared):
             self.follow_now()
 
@@ -330,6 +336,23 @@ class TimelineView(QWidget):
         if self.delegate.note_column != start:
             self.delegate.note_column = start
             table.viewport().update()
+
+    def _fit_step_numbers(self, newest: int) -> None:
+        """Widens ``#`` as a run's step numbers gain a digit, so that they read whole ("1024",
+        not "10…", from 1,000 on); a width the user set stays until the next digit."""
+        digits = len(str(max(newest, 1)))
+        if digits <= self._step_digits:
+            return
+        self._step_digits = digits
+        table = self.table
+        margin = table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table)
+        metrics = table.fontMetrics()
+        widest = max(metrics.horizontalAdvance(digit) for digit in "0123456789")
+        needed = widest * digits + 2 * (margin + 1) + 2
+        if needed > self._widths[Column.STEP]:
+            self._widths[Column.STEP] = needed
+            table.setColumnWidth(Column.STEP, needed)
+            self._fit_columns(table.width())
 
     def _column_resized(self, column: int, old: int, new: int) -> None:
         """A width the user set is the one a column comes back with."""

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from pytestqt.qtbot import QtBot
 
+from inspector.app.timeline import row_painter
 from inspector.app.timeline.timeline_item_model import Column, TimelineRole
 from inspector.app.timeline.timeline_view import TimelineView
 from inspector.core.events import StepStarted
@@ -284,3 +285,34 @@ def test_a_plain_cells_elided_text_is_kept_until_the_font_changes(qtbot: QtBot) 
     view.table.viewport().grab()
     assert kept and kept == as_elided(font)
     assert any(shown.endswith("…") for shown in kept.values())
+
+
+def test_step_numbers_read_whole_as_a_long_run_gains_digits(qtbot: QtBot) -> None:
+    """From 1,000 on, the default ``#`` width elided every number ("10…"); the column widens
+    as the numbers gain a digit, a stored run's at once, a streaming run's as it goes."""
+    from tests.app.timeline.test_row_painter import long_run
+
+    def whole(view: TimelineView, step: int) -> bool:
+        margin = view.delegate.text_margin(row_painter._options(view.table)[0])
+        inner = view.table.columnWidth(Column.STEP) - 2 * margin
+        metrics = view.table.fontMetrics()
+        return metrics.elidedText(str(step), Qt.TextElideMode.ElideRight, inner) == str(step)
+
+    stored = make_view(qtbot, long_run(12_345))
+    assert whole(stored, 12_345) and whole(stored, 10_000)
+    events, _ = demo_run("step-cap")
+    run = LiveRun()
+    view = make_view(qtbot, run)
+    narrow = view.table.columnWidth(Column.STEP)
+    for event in events:
+        run.apply(event)
+        view.on_event(event)
+    assert view.table.columnWidth(Column.STEP) == narrow  # a few steps: as it was
+    started = next(e for e in events if isinstance(e, StepStarted))
+    view.on_event(started.model_copy(update={"index": 1_000}))
+    assert view.table.columnWidth(Column.STEP) > narrow and whole(view, 1_000)
+    view.table.setColumnWidth(Column.STEP, narrow)  # the user's width stays...
+    view.on_event(started.model_copy(update={"index": 9_999}))
+    assert view.table.columnWidth(Column.STEP) == narrow
+    view.on_event(started.model_copy(update={"index": 10_000}))  # ...until the next digit
+    assert whole(view, 10_000)
