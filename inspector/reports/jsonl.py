@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import marshal
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
@@ -74,7 +74,7 @@ class Timed(Protocol):
     def event(self) -> Event: ...
 
 
-def header(record: RunRecord, events: Sequence[Timed], *, synthesized: bool) -> dict[str, Any]:
+def header(record: RunRecord, events: Collection[Timed], *, synthesized: bool) -> dict[str, Any]:
     return {
         "version": JSONL_VERSION,
         "kind": "header",
@@ -361,7 +361,7 @@ def _with(model: BaseModel, **pieces: Piece) -> dict[str, Any]:
 
 
 def jsonl_lines(
-    record: RunRecord, events: Sequence[Timed], *, synthesized: bool = False
+    record: RunRecord, events: Collection[Timed], *, synthesized: bool = False
 ) -> Iterator[str]:
     """The export, line by line (each without its newline), produced as it is written."""
     yield redacted_json(header(record, events, synthesized=synthesized))
@@ -370,13 +370,14 @@ def jsonl_lines(
 
 
 def jsonl_chunks(
-    record: RunRecord, events: Sequence[Timed], *, synthesized: bool = False
+    record: RunRecord, events: Collection[Timed], *, synthesized: bool = False
 ) -> Iterator[str]:
     """``jsonl_lines`` as a file holds them (each line ending with a newline), many lines to a
     chunk."""
     yield redacted_json(header(record, events, synthesized=synthesized)) + "\n"
     for group in _EventLines(RequestDeltas()).groups(with_streams_redacted(events)):
-        yield "\n".join(group) + "\n"
+        group.append("")  # the last line's newline, in the one join (a record's line is MBs)
+        yield "\n".join(group)
 
 
 @cache
