@@ -108,7 +108,10 @@ class RequestDeltas:
                 f'{{"step":{base},"keep":{keep},"added":{added.text}}}',
                 lambda: {"step": base, "keep": keep, "added": added.make()},
             )
-            out = with_items(fields, (FROM, moved))
+            # The fields (every step's same piece) are searched once: ``Piece.part``.
+            out = with_items(fields, (FROM, moved))._replace(
+                part=fields, without=f'{{"{FROM}":{moved.text}}}'
+            )
         self._again.put(request, (delta, out))
         return out
 

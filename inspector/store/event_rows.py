@@ -41,20 +41,33 @@ from inspector.store.reader import (
     steps,
 )
 from inspector.store.recorder import STEP_REF
-from inspector.store.texts import TextReader, marked
+from inspector.store.texts import MARKED_PREFIXES, TextReader, marked
 
 # Rows read and validated per step of a stream: a few batches (the rows of one chunk, their
 # events and the lines made of them are what the stream holds besides the steps).
 CHUNK = BATCH * 4
 _REBUILT = frozenset({"run_started", "step_started", "step_finished"})
-_NEED_STEPS = frozenset({"step_started", "step_finished", "run_finished"})
+_KINDS_OF_STEPS = "'step_started', 'step_finished', 'run_finished'"
 _ROWS = "SELECT t_ms, kind, idx, body FROM events WHERE run_id = ? ORDER BY seq"
-# Per row: its kind, and whether its body is null (0), ends as a JSON object does (1), or the
-# body itself (anything else: rare, looked at in Python).
-_SHAPES = (
-    "SELECT kind, CASE WHEN body IS NULL THEN 0 WHEN substr(body, -1) = '}' THEN 1"
-    " ELSE body END FROM events WHERE run_id = ? ORDER BY seq"
+# The rows ``_Run.events`` gives an event for (what ``_given`` says of one row), in SQL: their
+# number is counted, and the last one found, without reading the rows into Python. A body that
+# ends as a JSON object does (validated: a damaged one fails the read), refers to its step or
+# holds large texts; else the row's kind is rebuilt (``run_finished``: when a record is stored).
+_ENDS_AS_OBJECT = {"UTF-8": "substr(CAST(body AS BLOB), -1) = X'7D'"}  # the last byte, O(1)
+_GIVEN = (
+    "(body IS NOT NULL AND ({ends} OR substr(body, 1, {ref}) = ? OR (instr(body, '{{\"$') > 0"
+    " AND ({marks})))) OR kind IN ({rebuilt}) OR (kind = 'run_finished' AND ?)"
 )
+
+
+def _given_sql(encoding: str) -> str:
+    return _GIVEN.format(
+        ends=_ENDS_AS_OBJECT.get(encoding, "substr(body, -1) = '}'"),
+        ref=len(STEP_REF),
+        marks=" OR ".join(["instr(body, ?) > 0"] * len(MARKED_PREFIXES)),
+        rebuilt=", ".join(f"'{kind}'" for kind in sorted(_REBUILT)),
+    )
+
 
 Timed = StoredEvent | AsStored | PlainEvent
 
@@ -160,29 +173,28 @@ class _Run:
             yield t_ms, event, None
 
 
-def _given(kind: str, shape: Any, has_record: bool) -> bool:
-    """Whether a row (its kind and ``_SHAPES``'s value) is an event to give: what
-    ``_Run.events`` gives a non-None event for."""
-    if shape == 1 or (isinstance(shape, str) and (shape.startswith(STEP_REF) or marked(shape))):
-        return True  # validated (a damaged body fails the read), a reference, a large text
-    return kind in _REBUILT or (kind == "run_finished" and has_record)
-
-
 def _read(
     conn: sqlite3.Connection, path: Path, run_id: str, as_stored: frozenset[str], light: bool
 ) -> EventStream:
     run_id = resolve(conn, path, run_id)
-    shapes = conn.execute(_SHAPES, (run_id,)).fetchall()
-    run = _Run(conn, path, run_id, any(kind in _NEED_STEPS for kind, _ in shapes))
-    has_record = run.record_json is not None
-    given = [n for n, (kind, shape) in enumerate(shapes) if _given(kind, shape, has_record)]
+    needs_steps = conn.execute(
+        f"SELECT EXISTS (SELECT 1 FROM events WHERE run_id = ? AND kind IN ({_KINDS_OF_STEPS}))",
+        (run_id,),
+    ).fetchone()[0]
+    run = _Run(conn, path, run_id, bool(needs_steps))
+    (encoding,) = conn.execute("PRAGMA encoding").fetchone()
+    given = f"run_id = ? AND ({_given_sql(encoding)})"
+    params = (run_id, STEP_REF, *MARKED_PREFIXES, run.record_json is not None)
+    (count,) = conn.execute(f"SELECT count(*) FROM events WHERE {given}", params).fetchone()
+    last = conn.execute(
+        f"SELECT t_ms, kind, idx, body FROM events WHERE {given} ORDER BY seq DESC LIMIT 1",
+        params,
+    ).fetchall()
     record = None
-    if given and shapes[given[-1]][0] == "run_finished":
-        last = conn.execute(f"{_ROWS} LIMIT 1 OFFSET ?", (run_id, given[-1])).fetchall()
-        offsets: dict[tuple[int, str], int] = {}
-        _, event, _ = next(run.events(last, frozenset(), offsets))
+    if last and last[0][1] == "run_finished":
+        _, event, _ = next(run.events(last, frozenset(), {}))
         record = event.record if isinstance(event, RunFinished) else None
-    return EventStream(len(given), record, _events(run, as_stored, light))
+    return EventStream(count, record, _events(run, as_stored, light))
 
 
 def _events(run: _Run, as_stored: frozenset[str], light: bool) -> Iterator[Timed]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from inspector.core.compact_json import dumps
-from inspector.core.events import fan_out
+from inspector.core.events import RunFinished, fan_out
 from inspector.core.loop import Turn
 from inspector.core.records import RunRecord, StepRequest, ToolResult
 from inspector.core.scenario import scenario_from_dict
@@ -180,3 +180,42 @@ def test_a_secret_in_the_scenario_source_is_redacted_in_both_lines() -> None:
     joined = "".join(lines)
     assert OPENAI_KEY not in joined and TOKEN not in joined
     assert '"x-api-key":"[redacted]"' in lines[1] and '"x-api-key":"[redacted]"' in lines[-1]
+
+
+def _with_system(record: RunRecord, system: str) -> RunRecord:
+    """``record`` whose requests hold ``system``, without raw exchanges (the record's copy of a
+    raw body is another delta: its step is searched again)."""
+    steps = [
+        s.model_copy(
+            update={"request": s.request.model_copy(update={"system": system}), "raw": None}
+        )
+        for s in record.steps
+    ]
+    return record.model_copy(update={"steps": steps})
+
+
+@pytest.mark.parametrize("secret", [False, True])
+def test_a_request_s_fields_are_searched_until_found_clean(
+    secret: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonl, "GROUP_CHARS", 1)  # every line its own group
+    system = f"You hold {OPENAI_KEY}" if secret else "You are system-marker."
+    record = long_turn(20, run_id="fields000001")
+    # as loaded from a store: every request shares one system prompt and tools
+    record = _with_system(record, system)
+    events = events_from_record(record)
+    # the record's steps are the step events' (as the store reads them): left out when clean
+    events[-1] = TimedEvent(events[-1].t_ms, RunFinished(run_id=record.run_id, record=record))
+    assert events[-1].event.record.steps[0] is events[4].event.step
+    searched: list[str] = []
+    search = json_pieces.may_hold_secrets
+    monkeypatch.setattr(json_pieces, "may_hold_secrets", lambda t: searched.append(t) or search(t))
+    lines = list(jsonl_lines(record, events))
+    seen = list(searched)  # not what the reference below searches
+    assert lines == _line_by_line(record, events, False)
+    if secret:  # never found clean: in every line's search
+        assert OPENAI_KEY not in "".join(lines)
+        assert sum(OPENAI_KEY in t for t in seen) >= 2 * 20
+    else:  # the first step's two lines (the first request is written whole), then no more
+        assert "".join(seen).count("system-marker") == 2
+        assert "".join(lines).count("system-marker") > 2 * 20

@@ -104,3 +104,23 @@ async def test_a_damaged_body_fails_the_stream_as_the_store_reports_it(tmp_path:
         stream = store.event_stream(run_id, VERBATIM_KINDS)
         with pytest.raises(StoreUnusable, match="damaged store"):
             list(stream)
+
+
+def test_large_texts_and_every_code_point_stream_as_they_list(tmp_path: Path) -> None:
+    from inspector.core.events import RunStarted
+    from tests.reports.exports_with_secrets import leaky_turn
+    from tests.reports.test_jsonl_as_stored import RUN, TEXTS, _kind_events
+
+    record = leaky_turn().model_copy(update={"run_id": RUN, "steps": []})
+    with Store.open(tmp_path / "runs.sqlite3") as store:
+        sink = store.recorder()
+        sink(RunStarted.from_record(record))
+        for n, text in enumerate(TEXTS[:3]):
+            for event in _kind_events(text, n):
+                sink(event)
+        sink(RunFinished(run_id=RUN, record=record))
+        stream = store.event_stream(RUN, VERBATIM_KINDS)
+        listed = store.events_as_stored(RUN, VERBATIM_KINDS)
+        assert len(stream) == len(listed)
+        _same(list(stream), listed)
+    assert stream.record is not None and stream.record.run_id == RUN
