@@ -94,10 +94,11 @@ def obj(items: Mapping[str, Any]) -> Piece:
 
 def array(items: Iterable[Piece]) -> Piece:
     pieces = list(items)
-    parts = ["["]
-    for p in pieces:
-        parts += (p.text, ",")
-    parts[-1] = "]" if pieces else "[]"
+    if not pieces:
+        return Piece("[]", list)
+    parts = [","] * (2 * len(pieces) + 1)  # "[", text, ",", text, ..., "]": one join
+    parts[1::2] = [p.text for p in pieces]
+    parts[0], parts[-1] = "[", "]"
     return Piece("".join(parts), lambda: [p.make() for p in pieces])
 
 

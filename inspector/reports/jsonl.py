@@ -217,10 +217,11 @@ class _EventLines:
     def scenario(self, model: RunStarted | RunRecord) -> Piece:
         """The scenario source's piece, written once: the record's is run_started's when the
         two values are the same (same types, same key order: ``marshal`` writes them the
-        same), as they are when read from one store."""
+        same), as they are when read from one store. Marshal's version 2: the later ones
+        mark objects referenced more than once, which two equal values need not share."""
         source = model.scenario_source
         try:
-            same = marshal.dumps(source)
+            same = marshal.dumps(source, 2)
         except ValueError:  # a value marshal cannot write: its own piece
             same = b""
         known = self._scenario

@@ -6,6 +6,7 @@ clean; a request's fields kept by the identity of their values; chunks and lines
 from __future__ import annotations
 
 import copy
+import json
 import math
 from pathlib import Path
 
@@ -133,10 +134,13 @@ def test_the_scenario_source_is_written_once_and_searched_once(
 ) -> None:
     monkeypatch.setattr(jsonl, "GROUP_CHARS", group)
     record = long_turn(5, run_id="scenario0001")
-    source = {"script": [{"reply": f"reply-{n}", "n": n} for n in range(20)], "model": {}}
+    model: dict[str, object] = {"name": "m"}
+    source = {"script": [{"reply": f"reply-{n}", "n": n} for n in range(20)], "model": model}
+    source["judge"] = model  # held twice here, not in run_started's copy
     record = record.model_copy(update={"scenario_source": source})
     # read from a store, the record's source is another object holding the same values
-    events = _with_scenario(events_from_record(record), copy.deepcopy(source))
+    events = _with_scenario(events_from_record(record), json.loads(json.dumps(source)))
+    assert events[0].event.scenario_source["judge"] is not events[0].event.scenario_source["model"]
     made: list[str] = []
     field_piece = jsonl._field_piece
     monkeypatch.setattr(jsonl, "_field_piece", lambda m, f: made.append(f) or field_piece(m, f))
