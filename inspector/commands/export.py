@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -14,7 +14,7 @@ from inspector.commands import add_db_argument, open_store_for_reading
 
 if TYPE_CHECKING:
     from inspector.core.records import RunRecord
-    from inspector.reports.jsonl import Timed
+    from inspector.reports.jsonl import TimedEvents
 
 NAME = "export"
 HELP = (
@@ -121,7 +121,7 @@ def _export_report(args: argparse.Namespace, out: TextIO) -> int:
             # The last event carries the record (read once, sharing the steps' messages).
             record = stream.record if stream.record is not None else store.load(args.run_id)
             synthesized = len(stream) == 0
-            events: Collection[Timed] = stream
+            events: TimedEvents = stream
             if synthesized:  # stored without its event log (an import): rebuilt, and it says so
                 events = events_from_record(record)
             chunks = jsonl_chunks(record, events, synthesized=synthesized)

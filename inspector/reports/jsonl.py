@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import marshal
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
@@ -74,7 +74,16 @@ class Timed(Protocol):
     def event(self) -> Event: ...
 
 
-def header(record: RunRecord, events: Collection[Timed], *, synthesized: bool) -> dict[str, Any]:
+class TimedEvents(Protocol):
+    """Events an export writes: their number first, then each once, in order (a list, or the
+    store's ``EventStream`` reading them as they are written)."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[Timed]: ...
+
+
+def header(record: RunRecord, events: TimedEvents, *, synthesized: bool) -> dict[str, Any]:
     return {
         "version": JSONL_VERSION,
         "kind": "header",
@@ -389,7 +398,7 @@ def _with(model: BaseModel, **pieces: Piece) -> dict[str, Any]:
 
 
 def jsonl_lines(
-    record: RunRecord, events: Collection[Timed], *, synthesized: bool = False
+    record: RunRecord, events: TimedEvents, *, synthesized: bool = False
 ) -> Iterator[str]:
     """The export, line by line (each without its newline), produced as it is written."""
     yield redacted_json(header(record, events, synthesized=synthesized))
@@ -398,7 +407,7 @@ def jsonl_lines(
 
 
 def jsonl_chunks(
-    record: RunRecord, events: Collection[Timed], *, synthesized: bool = False
+    record: RunRecord, events: TimedEvents, *, synthesized: bool = False
 ) -> Iterator[str]:
     """``jsonl_lines`` as a file holds them (each line ending with a newline), many lines to a
     chunk."""
