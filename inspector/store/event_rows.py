@@ -173,18 +173,21 @@ class _Run:
             yield t_ms, event, None
 
 
-def _read(
-    conn: sqlite3.Connection, path: Path, run_id: str, as_stored: frozenset[str], light: bool
-) -> EventStream:
+def _run(conn: sqlite3.Connection, path: Path, run_id: str) -> _Run:
     run_id = resolve(conn, path, run_id)
     needs_steps = conn.execute(
         f"SELECT EXISTS (SELECT 1 FROM events WHERE run_id = ? AND kind IN ({_KINDS_OF_STEPS}))",
         (run_id,),
     ).fetchone()[0]
-    run = _Run(conn, path, run_id, bool(needs_steps))
+    return _Run(conn, path, run_id, bool(needs_steps))
+
+
+def _stream(run: _Run, as_stored: frozenset[str]) -> EventStream:
+    """The run's events to read as iterated, their number and last one found first."""
+    conn = run.conn
     (encoding,) = conn.execute("PRAGMA encoding").fetchone()
     given = f"run_id = ? AND ({_given_sql(encoding)})"
-    params = (run_id, STEP_REF, *MARKED_PREFIXES, run.record_json is not None)
+    params = (run.run_id, STEP_REF, *MARKED_PREFIXES, run.record_json is not None)
     (count,) = conn.execute(f"SELECT count(*) FROM events WHERE {given}", params).fetchone()
     last = conn.execute(
         f"SELECT t_ms, kind, idx, body FROM events WHERE {given} ORDER BY seq DESC LIMIT 1",
@@ -194,7 +197,7 @@ def _read(
     if last and last[0][1] == "run_finished":
         _, event, _ = next(run.events(last, frozenset(), {}))
         record = event.record if isinstance(event, RunFinished) else None
-    return EventStream(count, record, _events(run, as_stored, light))
+    return EventStream(count, record, _events(run, as_stored, light=True))
 
 
 def _events(run: _Run, as_stored: frozenset[str], light: bool) -> Iterator[Timed]:
@@ -217,7 +220,7 @@ def event_stream(
 ) -> EventStream:
     """The run's events as ``events_as_stored`` gives them (``PlainEvent`` for
     ``StoredEvent``), read as they are iterated."""
-    return _read(conn, path, run_id, as_stored, light=True)
+    return _stream(_run(conn, path, run_id), as_stored)
 
 
 def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEvent]:
@@ -237,7 +240,7 @@ def events_as_stored(
 def _all(
     conn: sqlite3.Connection, path: Path, run_id: str, as_stored: frozenset[str]
 ) -> list[StoredEvent | AsStored]:
-    return list(_read(conn, path, run_id, as_stored, light=False))  # type: ignore[arg-type]
+    return list(_events(_run(conn, path, run_id), as_stored, light=False))  # type: ignore[arg-type]
 
 
 def _from_step(run_id: str, kind: str, step: Step, at: int, length: int) -> Event:
