@@ -31,16 +31,11 @@ T = TypeVar("T")
 
 class Piece(NamedTuple):
     """A JSON value's compact text; ``make`` gives the value (made when asked). ``search``:
-    the text to search for secrets in its place, when parts of it are known to hold none.
-    ``part``: a piece whose items begin this object's (a request's fields, shared by every
-    step), and ``without`` the text without them, to search in its place once ``part`` is
-    found clean."""
+    the text to search for secrets in its place, when parts of it are known to hold none."""
 
     text: str
     make: Callable[[], Any]
     search: str | None = None
-    part: Piece | None = None
-    without: str | None = None
 
     @property
     def value(self) -> Any:

@@ -120,8 +120,6 @@ class _EventLines:
         # record's copy of them (the same piece) is not searched again.
         self._group_pieces: list[Piece] = []
         self._clean: dict[int, Piece] = {}
-        # The step piece ``step`` made last, and its parts: its fields, request and raw.
-        self._made_step: tuple[Piece, ...] = (_NO_STEP,)
         # The scenario source run_started wrote: its value and its piece (``_scenario``).
         self._scenario: tuple[bytes, Piece] | None = None
 
@@ -247,54 +245,31 @@ class _EventLines:
         forced = event.forced
         forced_text = "null" if forced is None else dumps(forced.model_dump(mode="json"))
         request = self.deltas.request_piece(event.index, event.request)
-        head = (
+        text = (
             f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
             f'"run_id":{self.run_id(event.run_id)},"kind":"step_started",'
             f'"index":{integer(event.index)},"attempt":{integer(event.attempt)},'
-            f'"forced":{forced_text},"request":'
+            f'"forced":{forced_text},"request":{request.text}}}'
         )
-        text = f"{head}{request.text}}}"
-        without = self._without(request)
-        search = None if without is None else f"{head}{without}}}"
 
         def make() -> dict[str, Any]:
             dump = event.model_dump(mode="json", exclude={"request"})
             return {"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump, "request": request.make()}
 
-        return Piece(text, make, search)
-
-    def _without(self, request: Piece) -> str | None:
-        """The request's text without its fields when they were found clean (searched once:
-        the items a key of the line names stand whole on either side of them); None: its
-        whole text, the fields searched with the group (then known clean with it)."""
-        part = request.part
-        if part is None:
-            return None
-        if self._clean.get(id(part)) is part:
-            return request.without
-        self._group_pieces.append(part)
-        return None
+        return Piece(text, make)
 
     def _step_finished(self, timed: Timed, event: StepFinished) -> Piece:
         step = self.step(event.step)
-        head = (
+        text = (
             f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
-            f'"run_id":{self.run_id(event.run_id)},"kind":"step_finished","step":'
+            f'"run_id":{self.run_id(event.run_id)},"kind":"step_finished","step":{step.text}}}'
         )
-        text = f"{head}{step.text}}}"
-        search = None
-        made = self._made_step
-        if made[0] is step:  # made just now: searched without its request's fields when clean
-            _, fields, request, raw = made
-            without = self._without(request)
-            if without is not None:
-                search = f'{head}{fields.text[:-1]},"request":{without},"raw":{raw.text}}}}}'
 
         def make() -> dict[str, Any]:
             dump = event.model_dump(mode="json", exclude={"step"})
             return {"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump, "step": step.make()}
 
-        return Piece(text, make, search)
+        return Piece(text, make)
 
     def run_id(self, run_id: str) -> str:
         made = self._run_ids.get(run_id)
@@ -311,7 +286,6 @@ class _EventLines:
             return again[2]
         fields = self.steps.find(step) or self.steps.put(step, _step_fields(step))
         out = with_items(fields, ("request", request), ("raw", raw))
-        self._made_step = (out, fields, request, raw)
         self._again.put(step, (request, raw, out))
         self._group_pieces.append(out)
         return out
@@ -332,7 +306,6 @@ def _field_piece(model: BaseModel, field: str) -> Piece:
 
 
 _ELIDED = Piece("0", lambda: 0)
-_NO_STEP = Piece("", dict)
 
 
 def _dumped(timed: Timed) -> dict[str, Any]:

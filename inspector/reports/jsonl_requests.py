@@ -108,10 +108,7 @@ class RequestDeltas:
                 f'{{"step":{base},"keep":{keep},"added":{added.text}}}',
                 lambda: {"step": base, "keep": keep, "added": added.make()},
             )
-            # The fields (every step's same piece) are searched once: ``Piece.part``.
-            out = with_items(fields, (FROM, moved))._replace(
-                part=fields, without=f'{{"{FROM}":{moved.text}}}'
-            )
+            out = with_items(fields, (FROM, moved))
         self._again.put(request, (delta, out))
         return out
 

@@ -199,27 +199,16 @@ def _with_system(record: RunRecord, system: str) -> RunRecord:
 
 
 @pytest.mark.parametrize("secret", [False, True])
-def test_a_request_s_fields_are_searched_until_found_clean(
+def test_request_fields_every_step_shares_are_written_as_dumped(
     secret: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(jsonl, "GROUP_CHARS", 1)  # every line its own group
     system = f"You hold {OPENAI_KEY}" if secret else "You are system-marker."
-    record = long_turn(20, run_id="fields000001")
-    # as loaded from a store: every request shares one system prompt and tools
-    record = _with_system(record, system)
+    # as loaded from a store: every request shares one system prompt and tools, and the
+    # record's steps are the step events'
+    record = _with_system(long_turn(20, run_id="fields000001"), system)
     events = events_from_record(record)
-    # the record's steps are the step events' (as the store reads them): left out when clean
     events[-1] = TimedEvent(events[-1].t_ms, RunFinished(run_id=record.run_id, record=record))
-    assert events[-1].event.record.steps[0] is events[4].event.step
-    searched: list[str] = []
-    search = json_pieces.may_hold_secrets
-    monkeypatch.setattr(json_pieces, "may_hold_secrets", lambda t: searched.append(t) or search(t))
     lines = list(jsonl_lines(record, events))
-    seen = list(searched)  # not what the reference below searches
     assert lines == _line_by_line(record, events, False)
-    if secret:  # never found clean: in every line's search
-        assert OPENAI_KEY not in "".join(lines)
-        assert sum(OPENAI_KEY in t for t in seen) >= 2 * 20
-    else:  # the first step's two lines (the first request is written whole), then no more
-        assert "".join(seen).count("system-marker") == 2
-        assert "".join(lines).count("system-marker") > 2 * 20
+    assert OPENAI_KEY not in "".join(lines)
