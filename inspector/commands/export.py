@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -14,7 +14,7 @@ from inspector.commands import add_db_argument, open_store_for_reading
 
 if TYPE_CHECKING:
     from inspector.core.records import RunRecord
-    from inspector.reports.jsonl import Timed
+    from inspector.reports.jsonl import TimedEvents
 
 NAME = "export"
 HELP = (
@@ -103,41 +103,49 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
 
 def _export_report(args: argparse.Namespace, out: TextIO) -> int:
     """A run as JSONL events or an HTML report."""
-    from inspector.core.events import RunFinished
-    from inspector.reports.synthetic_events import events_from_record
-
     with open_store_for_reading(args.db) as store:
-        events: Sequence[Timed]
+        chunks: Iterable[str]
         if args.format == "html":  # the report is the record's: no events to read
+            from inspector.reports.html_report import render_html
+
             record = store.load(args.run_id)
             synthesized = not store.has_events(record.run_id)
-            events = ()
+            chunks = [render_html(record, synthesized=synthesized)]
         else:
-            from inspector.reports.jsonl import VERBATIM_KINDS
+            from inspector.reports.jsonl import VERBATIM_KINDS, jsonl_chunks
+            from inspector.reports.synthetic_events import events_from_record
 
-            # Deltas and tool results come as their stored JSON: most lines, no model built.
-            events = store.events_as_stored(args.run_id, VERBATIM_KINDS)
+            # Read as the lines are written (the store stays open until then): deltas and
+            # tool results come as their stored JSON, most lines, no model built.
+            stream = store.event_stream(args.run_id, VERBATIM_KINDS)
             # The last event carries the record (read once, sharing the steps' messages).
-            last = events[-1].event if events else None
-            record = last.record if isinstance(last, RunFinished) else store.load(args.run_id)
-            synthesized = not events
-    if args.format == "html":
-        from inspector.reports.html_report import render_html
-
-        chunks: Iterable[str] = [render_html(record, synthesized=synthesized)]
-    else:
-        from inspector.reports.jsonl import jsonl_chunks
-
-        if synthesized:  # stored without its event log (an import): rebuilt, and it says so
-            events = events_from_record(record)
-        chunks = jsonl_chunks(record, events, synthesized=synthesized)
-    if args.out is None:
-        out.writelines(chunks)
-        return 0
-    _write_atomically(Path(args.out), chunks)
+            record = stream.record if stream.record is not None else store.load(args.run_id)
+            synthesized = len(stream) == 0
+            events: TimedEvents = stream
+            if synthesized:  # stored without its event log (an import): rebuilt, and it says so
+                events = events_from_record(record)
+            chunks = jsonl_chunks(record, events, synthesized=synthesized)
+        if args.out is None:
+            out.writelines(chunks)
+            return 0
+        _write_atomically(Path(args.out), chunks)
     note = " (events rebuilt from the record)" if synthesized else ""
     print(f"exported run {record.run_id} as {args.format} to {args.out}{note}", file=sys.stderr)
     return 0
+
+
+# A chunk is encoded this many characters at a time (a run's record is a line of megabytes:
+# its bytes whole would be one more copy of it held at once).
+ENCODE_CHARS = 1 << 20
+
+
+def _encoded(chunks: Iterable[str]) -> Iterator[bytes]:
+    for chunk in chunks:
+        if len(chunk) <= ENCODE_CHARS:
+            yield chunk.encode("utf-8")
+            continue
+        for at in range(0, len(chunk), ENCODE_CHARS):
+            yield chunk[at : at + ENCODE_CHARS].encode("utf-8")
 
 
 def _input_messages(text: str) -> int | None:
@@ -179,6 +187,6 @@ def _write_atomically(path: Path, chunks: Iterable[str]) -> None:
     from inspector.core.files import write_atomically
 
     try:
-        write_atomically(path, (chunk.encode("utf-8") for chunk in chunks))
+        write_atomically(path, _encoded(chunks))
     except OSError as exc:
         raise InspectorError(f"export: cannot write {path}: {exc.strerror}") from None

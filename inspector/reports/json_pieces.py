@@ -63,29 +63,38 @@ def key(name: str) -> str:
 
 def obj(items: Mapping[str, Any]) -> Piece:
     """The object of ``items``, whose values are pieces or plain JSON values (those between two
-    pieces written in one ``json.dumps``)."""
-    parts: list[str] = []
+    pieces written in one ``json.dumps``). Its text is one join of the parts (a record's line
+    is megabytes: each concatenation would copy it again)."""
+    parts: list[str] = ["{"]
     plain: dict[str, Any] = {}
     for name, item in items.items():
         if not isinstance(item, Piece):
             plain[name] = item
             continue
         if plain:
-            parts.append(dumps(plain)[1:-1])
+            parts += (dumps(plain)[1:-1], ",")
             plain = {}
-        parts.append(f"{key(name)}{item.text}")
+        parts += (key(name), item.text, ",")
     if plain:
         parts.append(dumps(plain)[1:-1])
+    elif len(parts) > 1:
+        parts.pop()  # the last comma
+    parts.append("}")
 
     def make() -> dict[str, Any]:
         return {n: v.make() if isinstance(v, Piece) else v for n, v in items.items()}
 
-    return Piece("{" + ",".join(parts) + "}", make)
+    return Piece("".join(parts), make)
 
 
 def array(items: Iterable[Piece]) -> Piece:
     pieces = list(items)
-    return Piece("[" + ",".join([p.text for p in pieces]) + "]", lambda: [p.make() for p in pieces])
+    if not pieces:
+        return Piece("[]", list)
+    parts = [","] * (2 * len(pieces) + 1)  # "[", text, ",", text, ..., "]": one join
+    parts[1::2] = [p.text for p in pieces]
+    parts[0], parts[-1] = "[", "]"
+    return Piece("".join(parts), lambda: [p.make() for p in pieces])
 
 
 def with_items(base: Piece, *items: tuple[str, Piece]) -> Piece:

@@ -15,7 +15,8 @@ or a tool result's from the JSON the store holds (``VERBATIM_KINDS``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+import marshal
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
@@ -28,6 +29,7 @@ from inspector.core.events import (
     EVENT_ADAPTER,
     Event,
     RunFinished,
+    RunStarted,
     StepFinished,
     StepStarted,
 )
@@ -72,7 +74,16 @@ class Timed(Protocol):
     def event(self) -> Event: ...
 
 
-def header(record: RunRecord, events: Sequence[Timed], *, synthesized: bool) -> dict[str, Any]:
+class TimedEvents(Protocol):
+    """Events an export writes: their number first, then each once, in order (a list, or the
+    store's ``EventStream`` reading them as they are written)."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[Timed]: ...
+
+
+def header(record: RunRecord, events: TimedEvents, *, synthesized: bool) -> dict[str, Any]:
     return {
         "version": JSONL_VERSION,
         "kind": "header",
@@ -104,11 +115,13 @@ class _EventLines:
         # A step written again with the same request and raw pieces (the record's): its piece.
         self._again: PieceCache[tuple[Piece, Piece, Piece]] = PieceCache()
         self._run_ids: dict[str, str] = {}
-        # Step pieces written in lines of the group being put together, and the ones in lines
-        # found to hold no secret (by id, held: an id stays its piece's): the record's copy of
-        # them (the same piece) is not searched again.
-        self._group_steps: list[Piece] = []
-        self._clean_steps: dict[int, Piece] = {}
+        # Pieces written in lines of the group being put together (steps, the scenario), and
+        # the ones in lines found to hold no secret (by id, held: an id stays its piece's): the
+        # record's copy of them (the same piece) is not searched again.
+        self._group_pieces: list[Piece] = []
+        self._clean: dict[int, Piece] = {}
+        # The scenario source run_started wrote: its value and its piece (``_scenario``).
+        self._scenario: tuple[bytes, Piece] | None = None
 
     def groups(self, events: Iterable[Timed]) -> Iterator[list[str]]:
         """The lines of ``events`` as an export writes them, about ``GROUP_CHARS`` characters
@@ -156,9 +169,9 @@ class _EventLines:
             return maker.make() if isinstance(maker, Piece) else _dumped(maker)
 
         out = written(texts, value_of, searched)
-        if out is texts:  # every line clean: so are the steps they hold
-            self._clean_steps.update((id(p), p) for p in self._group_steps)
-        self._group_steps = []
+        if out is texts:  # every line clean: so are the pieces they hold
+            self._clean.update((id(p), p) for p in self._group_pieces)
+        self._group_pieces = []
         return out
 
     def line(self, timed: Timed) -> Piece:
@@ -175,6 +188,8 @@ class _EventLines:
             dump = _with(event, step=self.step(event.step))
         elif isinstance(event, RunFinished):
             return self._run_finished(timed, event)
+        elif type(event) is RunStarted and _SCENARIO_PIECE:
+            dump = _with(event, scenario_source=self.scenario(event))
         else:
             return piece(_dumped(timed))
         return obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
@@ -185,17 +200,44 @@ class _EventLines:
         steps = array(pieces)
         # The transcript's messages are the requests' (one object each, as loaded).
         transcript = array(self.deltas.message_piece(m) for m in record.transcript)
-        dump = _with(event, record=obj(_with(record, steps=steps, transcript=transcript)))
-        line = obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
-        # Searched without the steps already found clean in their step_finished lines.
-        clean = self._clean_steps
+        scenario = self.scenario(record) if _SCENARIO_PIECE else None
+        written = {"scenario_source": scenario} if scenario is not None else {}
+
+        def line_of(steps: Piece, **more: Piece) -> Piece:
+            fields = _with(record, steps=steps, transcript=transcript, **{**written, **more})
+            dump = _with(event, record=obj(fields))
+            return obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
+
+        line = line_of(steps)
+        # Searched without the steps and the scenario already found clean in the lines before
+        # (the step_finished lines, run_started's): what those pieces hold is searched once.
+        clean = self._clean
         unknown = [p for p in pieces if clean.get(id(p)) is not p]
-        at = line.text.find(f'"steps":{steps.text}')
-        if len(unknown) == len(pieces) or at < 0:
+        known_scenario = scenario is not None and clean.get(id(scenario)) is scenario
+        if len(unknown) == len(pieces) and not known_scenario:
             return line
-        end = at + len('"steps":') + len(steps.text)
-        search = f'{line.text[:at]}"steps":{array(unknown).text}{line.text[end:]}'
-        return Piece(line.text, line.make, search)
+        # A clean piece stands as ``0``: a value that leaves the search of the keys before it
+        # as it was or makes it find more (never less; docs/compare-export.md).
+        elided = {"scenario_source": _ELIDED} if known_scenario else {}
+        return Piece(line.text, line.make, line_of(array(unknown), **elided).text)
+
+    def scenario(self, model: RunStarted | RunRecord) -> Piece:
+        """The scenario source's piece, written once: the record's is run_started's when the
+        two values are the same (same types, same key order: ``marshal`` writes them the
+        same), as they are when read from one store. Marshal's version 2: the later ones
+        mark objects referenced more than once, which two equal values need not share."""
+        source = model.scenario_source
+        try:
+            same = marshal.dumps(source, 2)
+        except ValueError:  # a value marshal cannot write: its own piece
+            same = b""
+        known = self._scenario
+        if known is not None and same and known[0] == same:
+            return known[1]
+        made = _field_piece(model, "scenario_source")
+        self._scenario = (same, made)
+        self._group_pieces.append(made)
+        return made
 
     def _step_started(self, timed: Timed, event: StepStarted) -> Piece:
         """``{"version", "t_ms", **event's dump but its request, "request"}`` from its pieces'
@@ -245,7 +287,7 @@ class _EventLines:
         fields = self.steps.find(step) or self.steps.put(step, _step_fields(step))
         out = with_items(fields, ("request", request), ("raw", raw))
         self._again.put(step, (request, raw, out))
-        self._group_steps.append(out)
+        self._group_pieces.append(out)
         return out
 
 
@@ -255,6 +297,15 @@ _NOT_FIELDS = frozenset({"request", "raw"})
 def _step_fields(step: Step) -> Piece:
     """A step's dump without its request and raw exchange (written as deltas)."""
     return Piece(model_json(step, _NOT_FIELDS), lambda: model_value(step, _NOT_FIELDS))
+
+
+def _field_piece(model: BaseModel, field: str) -> Piece:
+    """One field's value as ``model``'s dump has it."""
+    value = type(model).__pydantic_serializer__.to_python(model, mode="json", include={field})
+    return piece(value[field])
+
+
+_ELIDED = Piece("0", lambda: 0)
 
 
 def _dumped(timed: Timed) -> dict[str, Any]:
@@ -293,6 +344,14 @@ def _shape_is(cls: type[BaseModel], names: tuple[str, ...]) -> bool:
 
 # The step lines written from their pieces' text, in the fields' order checked here; another
 # shape takes the dump's way.
+# The scenario source written once (run_started's and the record's) where both models hold it
+# as a field of their own dump.
+_SCENARIO_PIECE = all(
+    "scenario_source" in cls.model_fields
+    and not cls.__pydantic_decorators__.model_serializers
+    and cls.model_fields["scenario_source"].serialization_alias is None
+    for cls in (RunStarted, RunRecord)
+)
 _STEP_LINES = _shape_is(
     StepStarted, ("run_id", "kind", "index", "attempt", "request", "forced")
 ) and _shape_is(StepFinished, ("run_id", "kind", "step"))
@@ -312,7 +371,7 @@ def _with(model: BaseModel, **pieces: Piece) -> dict[str, Any]:
 
 
 def jsonl_lines(
-    record: RunRecord, events: Sequence[Timed], *, synthesized: bool = False
+    record: RunRecord, events: TimedEvents, *, synthesized: bool = False
 ) -> Iterator[str]:
     """The export, line by line (each without its newline), produced as it is written."""
     yield redacted_json(header(record, events, synthesized=synthesized))
@@ -321,13 +380,14 @@ def jsonl_lines(
 
 
 def jsonl_chunks(
-    record: RunRecord, events: Sequence[Timed], *, synthesized: bool = False
+    record: RunRecord, events: TimedEvents, *, synthesized: bool = False
 ) -> Iterator[str]:
     """``jsonl_lines`` as a file holds them (each line ending with a newline), many lines to a
     chunk."""
     yield redacted_json(header(record, events, synthesized=synthesized)) + "\n"
     for group in _EventLines(RequestDeltas()).groups(with_streams_redacted(events)):
-        yield "\n".join(group) + "\n"
+        group.append("")  # the last line's newline, in the one join (a record's line is MBs)
+        yield "\n".join(group)
 
 
 @cache

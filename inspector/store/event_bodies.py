@@ -23,7 +23,7 @@ from inspector.store.texts import marked
 _MODELS: dict[str, type[BaseModel]] = {
     cls.model_fields["kind"].default: cls for cls in get_args(get_args(Event)[0])
 }
-_STARTS = {kind: f'{{"kind":"{kind}",' for kind in _MODELS}
+STARTS = {kind: f'{{"kind":"{kind}",' for kind in _MODELS}  # a body of its kind starts so
 _EVENTS: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
 # (a list of them, one of them) per kind; the union for a body not starting with its kind
 _ADAPTERS: dict[str | None, tuple[TypeAdapter[Any], TypeAdapter[Any]]] = {
@@ -35,7 +35,7 @@ _ADAPTERS: dict[str | None, tuple[TypeAdapter[Any], TypeAdapter[Any]]] = {
 def as_written(kind: str, body: str | None) -> bool:
     """Whether ``body`` is the event's JSON as the recorder wrote it: inline, whole, of its
     kind (not a reference to its step, nor holding references to large texts)."""
-    start = _STARTS.get(kind)
+    start = STARTS.get(kind)
     return (
         body is not None
         and start is not None
@@ -57,7 +57,7 @@ def validated_events(
     for n, (kind, body) in enumerate(zip(kinds, bodies, strict=True)):
         if body is None or not body.endswith("}") or body.startswith(STEP_REF) or marked(body):
             continue
-        start = _STARTS.get(kind)
+        start = STARTS.get(kind)
         by_kind.setdefault(kind if start and body.startswith(start) else None, []).append((n, body))
     for of_kind, plain in by_kind.items():
         many, one = _ADAPTERS[of_kind]

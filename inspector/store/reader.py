@@ -19,16 +19,7 @@ from typing import Any, ParamSpec, TypeVar
 from pydantic import BaseModel, TypeAdapter
 
 from inspector.core.events import (
-    EVENT_ADAPTER,
-    Event,
-    FeedbackInjected,
-    ReasoningDelta,
-    RunFinished,
     RunStarted,
-    StepFinished,
-    StepStarted,
-    TextDelta,
-    VerdictsReady,
 )
 from inspector.core.messages import Message
 from inspector.core.records import (
@@ -43,9 +34,7 @@ from inspector.core.records import (
     Verdict,
 )
 from inspector.core.shared_list import SharedPrefix
-from inspector.store.event_bodies import as_written, validated_events
-from inspector.store.models import AsStored, RunNotFound, RunSummary, StoredEvent
-from inspector.store.recorder import STEP_REF
+from inspector.store.models import RunNotFound, RunSummary
 from inspector.store.texts import TextReader, marked
 from inspector.store.writer import RUNNING
 
@@ -371,85 +360,6 @@ def has_events(conn: sqlite3.Connection, path: Path, run_id: str) -> bool:
     )
 
 
-def events(conn: sqlite3.Connection, path: Path, run_id: str) -> list[StoredEvent]:
-    return _events(conn, path, run_id, frozenset())  # type: ignore[return-value]
-
-
-def events_as_stored(
-    conn: sqlite3.Connection, path: Path, run_id: str, kinds: frozenset[str]
-) -> list[StoredEvent | AsStored]:
-    """``events``, but an event of ``kinds`` stored whole and inline as the recorder wrote it
-    (``model_dump_json`` without its run id) comes with that JSON (``AsStored``). Every event
-    is validated as ``events`` does: a damaged body fails the read the same way."""
-    return _events(conn, path, run_id, kinds)
-
-
-@collector_paused
-def _events(
-    conn: sqlite3.Connection, path: Path, run_id: str, as_stored: frozenset[str]
-) -> list[StoredEvent | AsStored]:
-    run_id = resolve(conn, path, run_id)
-    rows = conn.execute(
-        "SELECT t_ms, kind, idx, body FROM events WHERE run_id = ? ORDER BY seq", (run_id,)
-    ).fetchall()
-    verbatim = [kind in as_stored and as_written(kind, b) for _, kind, _, b in rows]
-    needs_steps = any(r[1] in ("step_started", "step_finished", "run_finished") for r in rows)
-    texts = TextReader(conn)
-    header_json, record_json, transcript_json = conn.execute(
-        "SELECT header, record, transcript FROM runs WHERE run_id = ?", (run_id,)
-    ).fetchone()
-    # The record's transcript shares the messages of the steps' requests, as ``load`` has it.
-    parsed: dict[str, Message] = {}
-    transcript = json.loads(transcript_json or "[]")
-    loaded = steps(conn, run_id, parsed, also=transcript, texts=texts) if needs_steps else []
-    by_index = {s.index: s for s in loaded}
-    out: list[StoredEvent | AsStored] = []
-    offsets: dict[tuple[int, str], int] = {}  # where the next referenced piece of a step starts
-    plain = validated_events([r[1] for r in rows], [r[3] for r in rows], run_id, BATCH)
-    for (t_ms, kind, index, body), validated, whole in zip(rows, plain, verbatim, strict=True):
-        event: Any
-        if whole and validated is not None:
-            out.append(AsStored(t_ms, validated, body))
-            continue
-        if validated is not None:
-            event = validated
-        elif body is not None and body.startswith(STEP_REF):
-            length = int(body[len(STEP_REF) : -1])
-            at = offsets.get((index, kind), 0)
-            offsets[index, kind] = at + length
-            event = _from_step(run_id, kind, by_index[index], at, length)
-        elif body is not None and marked(body):
-            event = EVENT_ADAPTER.validate_python({**texts.loads(body), "run_id": run_id})
-        elif kind == "run_started":
-            event = RunStarted.model_validate({**texts.loads(header_json), "run_id": run_id})
-        elif kind == "step_started":
-            step = by_index[index]
-            # The step's parts were validated as they were read.
-            event = _constructed(
-                StepStarted,
-                run_id=run_id,
-                kind="step_started",
-                index=step.index,
-                attempt=step.attempt,
-                request=step.request,
-                forced=step.forced,
-            )
-        elif kind == "step_finished":
-            event = _constructed(
-                StepFinished, run_id=run_id, kind="step_finished", step=by_index[index]
-            )
-        elif kind == "run_finished":
-            if record_json is None:
-                continue
-            # The steps already read: the record shares their requests' messages.
-            record = _load(conn, path, run_id, loaded, texts, parsed)
-            event = RunFinished(run_id=run_id, record=record)
-        else:
-            continue
-        out.append(_constructed(StoredEvent, t_ms=t_ms, event=event))  # validated above
-    return out
-
-
 def _constructed(cls: type[M], **fields: Any) -> M:
     """``cls.model_construct(**fields)`` where every field is given and valid, without its
     per-call walk of the model's fields (most of the cost of 60,000 events read)."""
@@ -464,21 +374,6 @@ def _model_of(cls: type[M], fields: dict[str, Any]) -> M:
     object.__setattr__(model, "__pydantic_extra__", None)
     object.__setattr__(model, "__pydantic_private__", None)
     return model
-
-
-def _from_step(run_id: str, kind: str, step: Step, at: int, length: int) -> Event:
-    """An event stored as a reference to the finished step that holds its content (a piece of
-    its text or reasoning: ``length`` characters from ``at``)."""
-    if kind == "verdicts":
-        return VerdictsReady(run_id=run_id, index=step.index, verdicts=step.verdicts)
-    if kind == "feedback_injected":
-        return FeedbackInjected(run_id=run_id, index=step.index, messages=step.feedback)
-    assert step.response is not None
-    whole = step.response.text if kind == "text_delta" else step.response.reasoning or ""
-    text = whole[at : at + length]
-    if kind == "text_delta":
-        return TextDelta(run_id=run_id, index=step.index, text=text)
-    return ReasoningDelta(run_id=run_id, index=step.index, text=text)
 
 
 def raw_request(frame: dict[str, Any], messages: SharedPrefix[Any]) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 
 from inspector.core.records import RunRecord, Step
 from inspector.locations import resolve_db_path
-from inspector.store import light_read, reader
+from inspector.store import event_rows, light_read, reader
 from inspector.store import sweeps as sweep_rows
 from inspector.store.database import (
     RUNNING_BUSY_TIMEOUT_MS,
@@ -24,6 +24,7 @@ from inspector.store.database import (
     damaged,
     short,
 )
+from inspector.store.event_rows import EventStream
 from inspector.store.models import AsStored, RunSummary, StoredEvent
 from inspector.store.recorder import Recorder, save_record
 from inspector.store.recovery import recover, writer_alive
@@ -181,13 +182,21 @@ class Store:
     def events(self, run_id: str) -> list[StoredEvent]:
         """The run's events in order, each with its offset since ``RunStarted``."""
         with self._reading(f"the events of run {run_id}"):
-            return reader.events(self._conn, self.path, run_id)
+            return event_rows.events(self._conn, self.path, run_id)
 
     def events_as_stored(self, run_id: str, kinds: frozenset[str]) -> list[StoredEvent | AsStored]:
         """``events``, except that an event of ``kinds`` the recorder wrote whole comes with
         its stored JSON (``AsStored``)."""
         with self._reading(f"the events of run {run_id}"):
-            return reader.events_as_stored(self._conn, self.path, run_id, kinds)
+            return event_rows.events_as_stored(self._conn, self.path, run_id, kinds)
+
+    def event_stream(self, run_id: str, kinds: frozenset[str]) -> EventStream:
+        """``events_as_stored``, read as they are iterated (``PlainEvent`` for
+        ``StoredEvent``), the store open until then: what an export writes as it goes."""
+        what = f"the events of run {run_id}"
+        with self._reading(what):
+            stream = event_rows.event_stream(self._conn, self.path, run_id, kinds)
+        return stream.guarded(lambda: self._reading(what))
 
     def has_events(self, run_id: str) -> bool:
         """Whether the run was recorded with its event log (an import has none)."""

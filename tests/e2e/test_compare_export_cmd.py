@@ -158,3 +158,26 @@ def test_export_errors_are_one_line(capsys: Capsys, db: Path, tmp_path: Path) ->
     assert main(["export", "nosuchrun", "--db", str(db)]) == 1
     error = capsys.readouterr().err.strip()
     assert error.startswith("agent-inspector: error:") and "nosuchrun" in error
+
+
+def test_a_store_damaged_partway_leaves_no_export_file(
+    capsys: Capsys, db: Path, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    run_id = record_run(capsys, db, "retry-feedback")
+    with sqlite3.connect(db) as conn:  # the last stored body of the log no longer validates
+        (seq,) = conn.execute(
+            "SELECT max(seq) FROM events WHERE run_id = ? AND body LIKE '{\"kind\":%'", (run_id,)
+        ).fetchone()
+        conn.execute(
+            'UPDATE events SET body = \'{"kind":"tool_call_delta","index":"two"}\''
+            " WHERE run_id = ? AND seq = ?",
+            (run_id, seq),
+        )
+    out = tmp_path / "out" / "run.jsonl"
+    out.parent.mkdir()
+    code = main(["export", run_id, "--out", str(out), "--db", str(db)])
+    error = capsys.readouterr().err.strip()
+    assert code != 0 and "\n" not in error and "damaged store" in error
+    assert list(out.parent.iterdir()) == []  # neither the file nor its temporary
