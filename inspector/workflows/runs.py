@@ -70,7 +70,8 @@ def load_light_run(path: Path, run_id: str, min_steps: int | None = None) -> Liv
     run = light_run(record)
     rows = light_rows(run)
     for position in rows.noted if rows is not None else ():
-        run.steps[position]  # built here: the timeline counts their notes on the UI thread
+        if rows.note_count(position) < 0:  # built here: the timeline counts their notes
+            run.steps[position]
     return run
 
 
