@@ -50,7 +50,7 @@ class CentreTabs(QTabWidget):
         return {"tab:attempts": action}
 
     def show_timeline(self, focus: QWidget | None = None) -> None:
-        self.setCurrentWidget(self.timeline_page)
+        self._front(self.timeline_page)
         if focus is not None:
             focus.setFocus()
 
@@ -61,14 +61,25 @@ class CentreTabs(QTabWidget):
             self.show_timeline()
 
     def show_attempts(self) -> None:
-        self.setCurrentWidget(self.attempts_page)
+        self._front(self.attempts_page)
         self.attempts_page.setFocus()
 
     def show_sweep(self) -> None:
-        self.setCurrentWidget(self.sweep_page)
+        self._front(self.sweep_page)
 
     def show_compare(self) -> None:
-        self.setCurrentWidget(self.compare_page)
+        self._front(self.compare_page)
+
+    def _front(self, page: QWidget) -> None:
+        """``page`` in front. A focus inside the page it hides goes to the tab bar first, as a
+        click on the tab puts it: Qt would hand it on down the window's focus chain, to the
+        library's scenario list, which then chose its first scenario (loaded into the policy,
+        the scenario editor and the validators: 40–100 ms of the UI thread, and a window
+        changed behind the user's back)."""
+        current, focus = self.currentWidget(), self._window.focusWidget()
+        if page is not current and focus is not None and current.isAncestorOf(focus):
+            self.tabBar().setFocus()
+        self.setCurrentWidget(page)
 
     def _tab_changed(self, _index: int) -> None:
         window = self._window
