@@ -71,15 +71,19 @@ class CentreTabs(QTabWidget):
         self._front(self.compare_page)
 
     def _front(self, page: QWidget) -> None:
-        """``page`` in front. A focus inside the page it hides goes to the tab bar first, as a
-        click on the tab puts it: Qt would hand it on down the window's focus chain, to the
-        library's scenario list, which then chose its first scenario (loaded into the policy,
-        the scenario editor and the validators: 40–100 ms of the UI thread, and a window
-        changed behind the user's back)."""
+        """``page`` in front. A focus inside the page it hides moves to ``page``'s first
+        focusable widget, as Qt moves it there when the chain leads into it; but Qt hands it
+        on down the window's whole chain, and from the Timeline that was the library's
+        scenario list, which then chose its first scenario (loaded into the policy, the
+        scenario editor and the validators: 40–100 ms of the UI thread, and a window changed
+        behind the user's back). It waits on the tab bar meanwhile."""
         current, focus = self.currentWidget(), self._window.focusWidget()
-        if page is not current and focus is not None and current.isAncestorOf(focus):
+        moved = page is not current and focus is not None and current.isAncestorOf(focus)
+        if moved:
             self.tabBar().setFocus()
         self.setCurrentWidget(page)
+        if moved and (first := _first_focusable(page)) is not None:
+            first.setFocus(Qt.FocusReason.TabFocusReason)
 
     def _tab_changed(self, _index: int) -> None:
         window = self._window
@@ -105,3 +109,18 @@ class CentreTabs(QTabWidget):
                 dock.show()
             for dock in raised:
                 dock.raise_()
+
+
+def _first_focusable(page: QWidget) -> QWidget | None:
+    """The first widget of ``page`` in the focus chain that takes the focus by Tab."""
+    widget = page.nextInFocusChain()
+    while widget is not page:
+        if (
+            page.isAncestorOf(widget)
+            and widget.isVisible()
+            and widget.isEnabled()
+            and widget.focusPolicy().value & Qt.FocusPolicy.TabFocus.value
+        ):
+            return widget
+        widget = widget.nextInFocusChain()
+    return None

@@ -120,6 +120,6 @@ def test_a_centre_tab_brought_forward_keeps_the_focus_out_of_the_scenario_list(
     assert window.library.current_scenario() is None
     assert not window.library.scenario_list.hasFocus()
     window.attempts.setFocus()
-    window.centre_tabs.show_timeline()
+    window.centre_tabs.show_timeline()  # the focus goes on into the page brought forward
     assert window.library.current_scenario() is None
-    assert not window.library.scenario_list.hasFocus()
+    assert window.timeline.table.hasFocus()
