@@ -77,7 +77,8 @@ def load_light_run(path: Path, run_id: str, min_steps: int | None = None) -> Liv
         return None
     run = light_run(record)
     rows = light_rows(run)
-    for position in rows.noted if rows is not None else ():
+    assert rows is not None
+    for position in rows.noted:
         if rows.note_count(position) < 0:  # built here: the timeline counts their notes
             run.steps[position]
     return run

@@ -114,7 +114,7 @@ class CentreTabs(QTabWidget):
 def _first_focusable(page: QWidget) -> QWidget | None:
     """The first widget of ``page`` in the focus chain that takes the focus by Tab."""
     widget = page.nextInFocusChain()
-    while widget is not page:
+    while widget is not None and widget is not page:
         if (
             page.isAncestorOf(widget)
             and widget.isVisible()
