@@ -82,9 +82,10 @@ class BuiltWhenRead(Sequence[T]):
 class StepRows(BuiltWhenRead[Step]):
     """Steps 1..n of a stored run, each built once, when first read. ``attempts[n]``,
     ``cleared[n]``: step n + 1's attempt and cleared flag; ``noted``: the 0-based positions of
-    the steps with verdicts, feedback, a forced request or an error (their notes are counted
-    from the built step); ``slowest``: the largest latency (0 when none); ``held``: the list
-    ``build`` reads from, emptied by ``release``."""
+    the steps with verdicts, feedback, a forced request or an error; ``notes``: per step, how
+    many notes it has when the store could count them (-1: counted from the built step; empty:
+    none counted); ``slowest``: the largest latency (0 when none); ``held``: the list ``build``
+    reads from, emptied by ``release``."""
 
     def __init__(
         self,
@@ -95,6 +96,7 @@ class StepRows(BuiltWhenRead[Step]):
         build: Callable[[int], Step],
         held: list[Any] | None = None,
         sizes: array[int] | None = None,
+        notes: array[int] | None = None,
     ) -> None:
         super().__init__(len(attempts))
         self.attempts, self.cleared, self.noted, self.slowest = attempts, cleared, noted, slowest
@@ -102,6 +104,13 @@ class StepRows(BuiltWhenRead[Step]):
         self._held = held if held is not None else []  # what ``build`` reads (the bodies)
         self._whole: set[int] = set()
         self.sizes = sizes if sizes is not None else array("q")  # messages per request
+        self.notes = notes if notes is not None else array("q")
+
+    def note_count(self, position: int) -> int:
+        """Step ``position``'s (0-based) note count as the store counted it; -1: unknown
+        (``reports.step_notes.note_count`` of the built step says)."""
+        notes = self.notes
+        return notes[position] if len(notes) == len(self._items) else -1
 
     def release(self) -> None:
         """Empties what the steps are built from, a slice at a time (the full steps replaced

@@ -7,11 +7,18 @@ Blocking: the window calls these on a worker thread, each with a ``Store`` of th
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspector.core.lazy_steps import RELEASE_SLICE, light_rows, light_run, light_steps
+from inspector.core.lazy_steps import (
+    RELEASE_BUILT,
+    RELEASE_PAUSE_S,
+    light_rows,
+    light_run,
+    light_steps,
+)
 from inspector.core.live import LiveRun
 from inspector.core.records import RunRecord, Step
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
@@ -54,9 +61,10 @@ def release_run(run: LiveRun) -> None:
     candidates: list[Any] = [run.finals, run.steps]
     if run.record is not None:
         candidates += [run.record.steps, run.record.transcript]
-    for items in candidates:
-        while type(items) is list and items:
-            del items[-RELEASE_SLICE:]
+    for items in candidates:  # RELEASE_BUILT steps a slice (5,000 held the GIL ~40 ms), with
+        while type(items) is list and items:  # a pause between two: the UI thread takes it
+            del items[-RELEASE_BUILT:]
+            time.sleep(RELEASE_PAUSE_S)
 
 
 def load_light_run(path: Path, run_id: str, min_steps: int | None = None) -> LiveRun | None:
@@ -69,8 +77,10 @@ def load_light_run(path: Path, run_id: str, min_steps: int | None = None) -> Liv
         return None
     run = light_run(record)
     rows = light_rows(run)
-    for position in rows.noted if rows is not None else ():
-        run.steps[position]  # built here: the timeline counts their notes on the UI thread
+    assert rows is not None
+    for position in rows.noted:
+        if rows.note_count(position) < 0:  # built here: the timeline counts their notes
+            run.steps[position]
     return run
 
 

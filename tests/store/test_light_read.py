@@ -13,8 +13,10 @@ import pytest
 
 from inspector.core.errors import InspectorError
 from inspector.core.lazy_steps import LightRecordNotDumped, LightRunRecord, StepRows
+from inspector.core.live import LiveStep
 from inspector.core.records import RunRecord, Step
 from inspector.reports.record_json import write_record_json
+from inspector.reports.step_notes import note_count
 from inspector.store import RunNotFound, Store
 from inspector.store.light_read import DAMAGED_STEP, STAND_IN_REQUEST
 from inspector.store.writer import RUNNING
@@ -50,6 +52,9 @@ def check_light(store: Store, record: RunRecord) -> StepRows:
     noted = {n for n, s in enumerate(full.steps) if has_notes(s)}
     assert noted <= set(rows.noted)  # the steps the timeline builds to count their notes
     assert not {n for n in rows.noted if not full.steps[n].verdicts} - noted
+    for n, step in enumerate(full.steps):  # the notes the timeline counts without a build
+        expected = -1 if step.forced is not None else note_count(LiveStep.from_step(step))
+        assert rows.note_count(n) == expected, n
     header = set(LightRunRecord.LACKS)
     assert light.model_dump(exclude=header) == full.model_dump(exclude=header)
     assert light.transcript == [] and light.scenario_source == {}

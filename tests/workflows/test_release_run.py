@@ -17,7 +17,7 @@ from tests.store.test_bulk_read import varied_turn
 def test_a_released_run_is_emptied_and_its_steps_freed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(runs, "RELEASE_SLICE", 4)
+    monkeypatch.setattr(runs, "RELEASE_BUILT", 4)
     db = tmp_path / "runs.sqlite3"
     record = varied_turn(23)
     with Store.open(db) as store:

@@ -6,9 +6,13 @@ the GIL throughout: a stored run of 10,000 attempts took 60–110 ms to free, a 
 keeps it; at each later event-loop turn, once the graveyard holds the only reference, it drops
 the run's steps (its ``LiveStep``s, their final ``Step``s, the record's steps and scenario
 script when nothing else holds those) from the end, for ``SLICE_S`` at most per turn, and
-then the run. A run something else still holds (the run in flight, a playback) is let go
-untouched after ``PATIENCE`` turns: its last holder frees it. Only lists nobody else can reach
-are shortened, so nothing anyone sees changes.
+then the run. A light run (``core/lazy_steps``: its steps built when read, its stored bodies
+kept) is handed whole to a worker thread that releases it a slice at a time
+(``workflows.runs.release_run``): a light run dropped before its full read arrived was freed
+at once on the UI thread (its bodies and every step built: ~25 ms for a blind retry of 10,000
+attempts whose steps were all built). A run something else still holds (the run in flight,
+a playback) is let go untouched after ``PATIENCE`` turns: its last holder frees it. Only lists
+nobody else can reach are shortened, so nothing anyone sees changes.
 """
 
 from __future__ import annotations
@@ -16,17 +20,28 @@ from __future__ import annotations
 import sys
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
+from inspector.core.lazy_steps import light_steps
 from inspector.core.live import LiveRun
+from inspector.workflows.runs import release_run
 
 SLICE_S = 0.004  # freeing per event-loop turn at most
 CHUNK = 100  # items dropped between two looks at the clock
 PATIENCE = 200  # turns a run may still be held elsewhere before it is let go untouched
 NEXT_TURN_MS = 1  # a 0 ms timer would run before the paint it must not join
 _ALONE = 3  # sys.getrefcount of an object only its holder refers to (holder, a local, the call)
+_RELEASER: ThreadPoolExecutor | None = None  # frees light runs off the UI thread
+
+
+def _releaser() -> ThreadPoolExecutor:
+    global _RELEASER
+    if _RELEASER is None:
+        _RELEASER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="release")
+    return _RELEASER
 
 
 class RunGraveyard(QObject):
@@ -46,9 +61,14 @@ class RunGraveyard(QObject):
         return len(self._runs)
 
     def bury(self, run: LiveRun | None) -> None:
-        """Keeps ``run`` (the views stop showing it) and frees it over later turns."""
+        """Keeps ``run`` (the views stop showing it) and frees it over later turns; a run kept
+        already (a holder that outlasted the patience hands it back) waits anew."""
         if run is not None and run.steps:
-            self._runs.append((run, 0))
+            kept = [n for n, (r, _) in enumerate(self._runs) if r is run]
+            if kept:
+                self._runs[kept[0]] = (run, 0)
+            else:
+                self._runs.append((run, 0))
             self._timer.start()
 
     def _turn(self) -> None:
@@ -70,6 +90,10 @@ class RunGraveyard(QObject):
                     self._runs.append((run, waited + 1))
                     return False
                 return True  # still held: its last holder frees it
+            if light_steps(run) is not None:  # the worker's reference is its last one
+                self._runs.popleft()
+                _releaser().submit(release_run, run)
+                return True
             self._lists = _lists_of(run)
         if self._lists:
             items = self._lists[-1]

@@ -50,7 +50,7 @@ class CentreTabs(QTabWidget):
         return {"tab:attempts": action}
 
     def show_timeline(self, focus: QWidget | None = None) -> None:
-        self.setCurrentWidget(self.timeline_page)
+        self._front(self.timeline_page)
         if focus is not None:
             focus.setFocus()
 
@@ -61,14 +61,29 @@ class CentreTabs(QTabWidget):
             self.show_timeline()
 
     def show_attempts(self) -> None:
-        self.setCurrentWidget(self.attempts_page)
+        self._front(self.attempts_page)
         self.attempts_page.setFocus()
 
     def show_sweep(self) -> None:
-        self.setCurrentWidget(self.sweep_page)
+        self._front(self.sweep_page)
 
     def show_compare(self) -> None:
-        self.setCurrentWidget(self.compare_page)
+        self._front(self.compare_page)
+
+    def _front(self, page: QWidget) -> None:
+        """``page`` in front. A focus inside the page it hides moves to ``page``'s first
+        focusable widget, as Qt moves it there when the chain leads into it; but Qt hands it
+        on down the window's whole chain, and from the Timeline that was the library's
+        scenario list, which then chose its first scenario (loaded into the policy, the
+        scenario editor and the validators: 40–100 ms of the UI thread, and a window changed
+        behind the user's back). It waits on the tab bar meanwhile."""
+        current, focus = self.currentWidget(), self._window.focusWidget()
+        moved = page is not current and focus is not None and current.isAncestorOf(focus)
+        if moved:
+            self.tabBar().setFocus()
+        self.setCurrentWidget(page)
+        if moved and (first := _first_focusable(page)) is not None:
+            first.setFocus(Qt.FocusReason.TabFocusReason)
 
     def _tab_changed(self, _index: int) -> None:
         window = self._window
@@ -94,3 +109,18 @@ class CentreTabs(QTabWidget):
                 dock.show()
             for dock in raised:
                 dock.raise_()
+
+
+def _first_focusable(page: QWidget) -> QWidget | None:
+    """The first widget of ``page`` in the focus chain that takes the focus by Tab."""
+    widget = page.nextInFocusChain()
+    while widget is not None and widget is not page:
+        if (
+            page.isAncestorOf(widget)
+            and widget.isVisible()
+            and widget.isEnabled()
+            and widget.focusPolicy().value & Qt.FocusPolicy.TabFocus.value
+        ):
+            return widget
+        widget = widget.nextInFocusChain()
+    return None

@@ -102,6 +102,8 @@ async def fill(window: StoredRunWindow, run: LiveRun, read: Read) -> None:
         return
     if window.focus.shown is not run or not run.light:  # another run is shown now
         await loop.run_in_executor(None, release_run, full)  # freed off the UI thread
+        if window.focus.shown is not run:  # the graveyard frees it off the UI thread too,
+            window.focus.graveyard.bury(run)  # once this coroutine let go of it
         return
     light = light_steps(run)  # freed below off the UI thread, as its only holder
     run.fill(full)

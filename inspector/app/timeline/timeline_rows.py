@@ -92,7 +92,8 @@ def take_light(
 ) -> float:
     """``take`` of a whole light run (``steps``, the ``LiveStep`` view of ``light``) into the
     empty ``rows``: the same rows, read from ``light``'s columns; only the steps with notes
-    (or flips) are built. Returns the slowest latency."""
+    the store did not count (a forced request) or with flips are built. Returns the slowest
+    latency."""
     append = rows.append
     noted = set(light.noted).union(index - 1 for index in flips)
     last_attempt = 0
@@ -114,7 +115,10 @@ def take_light(
         row_of[index] = len(rows)
         append(index)
         if position in noted:
-            for number in range(1, note_count(steps[position], flips.get(index, ())) + 1):
+            count = -1 if index in flips else light.note_count(position)
+            if count < 0:
+                count = note_count(steps[position], flips.get(index, ()))
+            for number in range(1, count + 1):
                 append(index + number * NOTE)
     return light.slowest
 

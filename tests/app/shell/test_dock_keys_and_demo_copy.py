@@ -105,3 +105,21 @@ def test_down_in_the_runs_filter_enters_the_list(qtbot: QtBot) -> None:
         qtbot.keyClick(panel.filter_box, Qt.Key.Key_Down)
     assert chosen.args == ["b2"]  # the newest, the first row
     assert panel.run_list.hasFocus()
+
+
+def test_a_centre_tab_brought_forward_keeps_the_focus_out_of_the_scenario_list(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    # The page a tab hides hands its focus on down the window's focus chain; it reached the
+    # library's scenario list, which then chose its first scenario (loaded into the policy,
+    # the scenario editor and the validators: 40-100 ms of the UI thread, a changed window).
+    window.activateWindow()
+    window.timeline.table.setFocus()
+    qtbot.waitUntil(lambda: window.timeline.table.hasFocus())
+    window.centre_tabs.show_attempts()
+    assert window.library.current_scenario() is None
+    assert not window.library.scenario_list.hasFocus()
+    window.attempts.setFocus()
+    window.centre_tabs.show_timeline()  # the focus goes on into the page brought forward
+    assert window.library.current_scenario() is None
+    assert window.timeline.table.hasFocus()

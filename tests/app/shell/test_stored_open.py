@@ -353,3 +353,36 @@ def test_the_attempts_index_of_the_filled_run_is_built_off_the_ui_thread(
     attempts.show_run(run)  # its own index, built on the UI thread at its refresh
     qtbot.waitUntil(lambda: sum(indexed_on_ui) > 0)
     assert ([c.title.text() for c in attempts.attempt_columns], attempts.page.text()) == shown
+
+
+def test_a_light_run_dropped_before_its_full_read_is_freed_off_the_ui_thread(
+    window: MainWindow,
+    store: Store,
+    qtbot: QtBot,
+    gated: threading.Event,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another run shown while the full read of a light one runs: once the read arrives (and
+    is dropped), the light run — the steps it built, its bodies — is freed on a worker, not
+    on the UI thread when the fill lets go of it."""
+    import weakref
+
+    from inspector.app.runtime import run_graveyard
+
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and window.shown.light)
+    run = window.shown
+    ui, freed_on = threading.get_ident(), []
+    for step in run.steps:  # each built (a view read them all)
+        weakref.finalize(step, lambda: freed_on.append(threading.get_ident() == ui))
+    gone = weakref.ref(run)
+    del run, step
+    monkeypatch.setattr(run_graveyard, "PATIENCE", 3)  # the read outlasts the graveyard's
+    window.show_loaded(LiveRun())  # the user moved on; the full read is still under way
+    qtbot.waitUntil(lambda: window.focus.graveyard.pending == 0)  # let go: the fill holds it
+    assert gone() is not None
+    gated.set()
+    qtbot.waitUntil(lambda: gone() is None and len(freed_on) == len(record.steps), timeout=10_000)
+    assert set(freed_on) == {False}
