@@ -22,9 +22,10 @@ from inspector.core.records import RunRecord, Step
 
 T = TypeVar("T")
 
-RELEASE_SLICE = 5_000  # items freed per call (``release``, workflows/runs.release_run)
-# Built steps freed per call (``BuiltWhenRead.release``): ~0.5 ms of the GIL each (10,000 built
-# `Step`s and their `LiveStep`s freed at once held it ~20–26 ms).
+RELEASE_SLICE = 5_000  # stored bodies freed per call (``StepRows.release``)
+# Built steps freed per call (``BuiltWhenRead.release``, workflows/runs.release_run's lists):
+# ~0.5 ms of the GIL each (10,000 built `Step`s and their `LiveStep`s freed at once held it
+# ~20–26 ms).
 RELEASE_BUILT = 250
 # A releasing worker sleeps this long between two slices: a thread waiting for the GIL (the UI
 # thread) takes it then, instead of after the interpreter's 5 ms switch interval.

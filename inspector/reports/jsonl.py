@@ -342,8 +342,6 @@ def _shape_is(cls: type[BaseModel], names: tuple[str, ...]) -> bool:
     )
 
 
-# The step lines written from their pieces' text, in the fields' order checked here; another
-# shape takes the dump's way.
 # The scenario source written once (run_started's and the record's) where both models hold it
 # as a field of their own dump.
 _SCENARIO_PIECE = all(
@@ -352,6 +350,8 @@ _SCENARIO_PIECE = all(
     and cls.model_fields["scenario_source"].serialization_alias is None
     for cls in (RunStarted, RunRecord)
 )
+# The step lines written from their pieces' text, in the fields' order checked here; another
+# shape takes the dump's way.
 _STEP_LINES = _shape_is(
     StepStarted, ("run_id", "kind", "index", "attempt", "request", "forced")
 ) and _shape_is(StepFinished, ("run_id", "kind", "step"))

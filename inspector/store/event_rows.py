@@ -30,7 +30,7 @@ from inspector.core.events import (
 )
 from inspector.core.messages import Message
 from inspector.core.records import RunRecord, Step
-from inspector.store.event_bodies import STARTS, validated_events
+from inspector.store.event_bodies import as_written, validated_events
 from inspector.store.models import AsStored, PlainEvent, StoredEvent
 from inspector.store.reader import (
     BATCH,
@@ -138,7 +138,7 @@ class _Run:
         plain = validated_events([r[1] for r in rows], [r[3] for r in rows], run_id, BATCH)
         for (t_ms, kind, index, body), validated in zip(rows, plain, strict=True):
             if validated is not None:  # so its body is whole and inline (``validated_events``)
-                whole = kind in as_stored and body.startswith(STARTS.get(kind) or '{"$')
+                whole = kind in as_stored and as_written(kind, body)
                 yield t_ms, validated, body if whole else None
                 continue
             event: Event | None = None

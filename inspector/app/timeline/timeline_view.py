@@ -13,10 +13,11 @@ feedback) keep the width.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QItemSelection, QObject, QTimer, Signal
-from PySide6.QtGui import QMouseEvent, QResizeEvent
+from PySide6.QtGui import QFontMetricsF, QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -346,9 +347,10 @@ class TimelineView(QWidget):
         self._step_digits = digits
         table = self.table
         margin = table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table)
-        metrics = table.fontMetrics()
+        # unrounded: QFontMetrics rounds a digit's 11.44 px to 11, short by 2 px in five
+        metrics = QFontMetricsF(table.fontMetrics())
         widest = max(metrics.horizontalAdvance(digit) for digit in "0123456789")
-        needed = widest * digits + 2 * (margin + 1) + 2
+        needed = math.ceil(widest * digits) + 2 * (margin + 1) + 2
         if needed > self._widths[Column.STEP]:
             self._widths[Column.STEP] = needed
             table.setColumnWidth(Column.STEP, needed)

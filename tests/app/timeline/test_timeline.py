@@ -316,3 +316,23 @@ def test_step_numbers_read_whole_as_a_long_run_gains_digits(qtbot: QtBot) -> Non
     assert view.table.columnWidth(Column.STEP) == narrow
     view.on_event(started.model_copy(update={"index": 10_000}))  # ...until the next digit
     assert whole(view, 10_000)
+
+
+@pytest.mark.parametrize("pixels", [10, 18])
+def test_step_numbers_read_whole_where_a_digits_advance_is_fractional(
+    qtbot: QtBot, pixels: int
+) -> None:
+    """A digit 11.44 px wide (DejaVu Sans at 18 px) was measured 11 (``QFontMetrics``
+    rounds): five digits are 57.2 px, and "12345" was elided in the width made for it."""
+    from tests.app.timeline.test_row_painter import long_run
+
+    view = make_view(qtbot, LiveRun())
+    font = QFont("DejaVu Sans")
+    font.setPixelSize(pixels)
+    view.table.setFont(font)
+    view.show_run(long_run(100_000))
+    margin = view.delegate.text_margin(row_painter._options(view.table)[0])
+    inner = view.table.columnWidth(Column.STEP) - 2 * margin
+    metrics = view.table.fontMetrics()
+    for step in ("100000", "99999"):
+        assert metrics.elidedText(step, Qt.TextElideMode.ElideRight, inner) == step
