@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.timeline.outcome_header import OutcomeHeader
+from inspector.app.timeline.text_fit import DIGITS
 from inspector.app.timeline.timeline_delegate import TimelineDelegate
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel
 from inspector.app.timeline.timeline_table import TimelineTable
@@ -346,10 +347,11 @@ class TimelineView(QWidget):
             return
         self._step_digits = digits
         table = self.table
+        # TimelineDelegate.text_margin's rule (QCommonStyle's), without an item's option
         margin = table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table)
         # unrounded: QFontMetrics rounds a digit's 11.44 px to 11, short by 2 px in five
         metrics = QFontMetricsF(table.fontMetrics())
-        widest = max(metrics.horizontalAdvance(digit) for digit in "0123456789")
+        widest = max(metrics.horizontalAdvance(digit) for digit in DIGITS)
         needed = math.ceil(widest * digits) + 2 * (margin + 1) + 2
         if needed > self._widths[Column.STEP]:
             self._widths[Column.STEP] = needed
