@@ -228,28 +228,39 @@ class _EventLines:
         record = event.record
         pieces = [self.step(step) for step in record.steps]
         steps = array(pieces)
-        # The transcript's messages are the requests' (one object each, as loaded).
-        transcript = array(self.deltas.message_piece(m) for m in record.transcript)
+        # The transcript's messages are the requests' (one object each, as loaded): the texts
+        # of those first written here are the ones added to ``_fresh`` from ``start`` on.
+        start = len(self._fresh)
+        transcript = array([self.deltas.message_piece(m) for m in record.transcript])
+        first_written = self._fresh[start:]
         scenario = self.scenario(record) if _SCENARIO_PIECE else None
         written = {"scenario_source": scenario} if scenario is not None else {}
 
         def line_of(steps: Piece, **more: Piece) -> Piece:
-            fields = _with(record, steps=steps, transcript=transcript, **{**written, **more})
+            fields = _with(record, **{"steps": steps, "transcript": transcript, **written, **more})
             dump = _with(event, record=obj(fields))
             return obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
 
         line = line_of(steps)
         # Searched without the steps and the scenario already found clean in the lines before
         # (the step_finished lines, run_started's): what those pieces hold is searched once.
+        # While every group before was clean (``_by_parts``), so were the messages written in
+        # them: the transcript is searched as the messages first written here.
         clean = self._clean
         unknown = [p for p in pieces if clean.get(id(p)) is not p]
         known_scenario = scenario is not None and clean.get(id(scenario)) is scenario
-        if len(unknown) == len(pieces) and not known_scenario:
+        known_transcript = self._by_parts
+        if len(unknown) == len(pieces) and not known_scenario and not known_transcript:
             return line
         # A clean piece stands as ``0``: a value that leaves the search of the keys before it
         # as it was or makes it find more (never less; docs/compare-export.md).
         elided = {"scenario_source": _ELIDED} if known_scenario else {}
-        return Piece(line.text, line.make, line_of(array(unknown), **elided).text)
+        if known_transcript:
+            elided["transcript"] = _ELIDED
+        search = line_of(array(unknown), **elided).text
+        if known_transcript and first_written:  # searched apart: ``json_pieces.written``
+            search = "\n".join([search, *first_written])
+        return Piece(line.text, line.make, search)
 
     def scenario(self, model: RunStarted | RunRecord) -> Piece:
         """The scenario source's piece, written once: the record's is run_started's when the

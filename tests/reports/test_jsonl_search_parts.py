@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from inspector.core.messages import user
+from inspector.core.messages import assistant, user
 from inspector.core.records import RawExchange, RunRecord, Step
 from inspector.reports import json_pieces, jsonl
 from inspector.reports.jsonl import jsonl_lines
@@ -89,3 +89,31 @@ def test_clean_step_lines_are_searched_as_their_new_pieces(
     assert sum(text.count('"system":"sys"') for text in before) == 1
     steps = [line for line in lines if '"kind":"step_' in line]
     assert 0 < sum(map(len, before)) < sum(map(len, steps))
+
+
+@pytest.mark.parametrize("group", [1, json_pieces.GROUP_CHARS])
+def test_a_secret_first_written_in_the_record_s_transcript_is_redacted(
+    group: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jsonl, "GROUP_CHARS", group)
+    record = long_turn(40, run_id="partsecret02")
+    answer = assistant(f"your key: api_key={OPENAI_KEY}")
+    record = record.model_copy(update={"transcript": [*record.transcript[:-1], answer]})
+    events = events_from_record(record)
+    lines = list(jsonl_lines(record, events))
+    assert lines == _line_by_line(record, events)
+    assert OPENAI_KEY not in lines[-1] and "[redacted]" in lines[-1]
+
+
+def test_the_record_s_transcript_written_before_is_not_searched_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    searched: list[str] = []
+    search = json_pieces.may_hold_secrets
+    monkeypatch.setattr(json_pieces, "may_hold_secrets", lambda t: searched.append(t) or search(t))
+    record = long_turn(40, run_id="partsclean02")
+    lines = list(jsonl_lines(record, events_from_record(record)))
+    (of_record,) = [text for text in searched if '"kind":"run_finished"' in text]
+    assert '"transcript":0' in of_record
+    assert record.transcript[-1].content == "done" and '"content":"done"' in of_record
+    assert '"content":"done"' in lines[-1]
