@@ -114,7 +114,10 @@ GROUP_CHARS = 256 * 1024
 
 
 def written(
-    lines: list[str], value_of: Callable[[int], Any], searched: list[str] | None = None
+    lines: list[str],
+    value_of: Callable[[int], Any],
+    searched: list[str] | None = None,
+    parts: list[str] | None = None,
 ) -> list[str]:
     """``lines`` (JSON texts, one object each) as an export writes them: ``lines`` itself when
     the search for secrets finds nothing in them together (the module's docstring says why that
@@ -122,9 +125,14 @@ def written(
     hold a secret written as ``redacted_json`` of its value (``value_of(n)``, the ``n``-th
     line's).
     ``searched``: what to search for each line (its text, or less where the rest is known to
-    hold no secret)."""
+    hold no secret). ``parts``: what to search for the lines together, when not ``searched``:
+    JSON values whole (objects, arrays, strings...), every part of the lines that may hold a
+    secret among them (what the lines hold besides is keys and numbers of the export's own, or
+    parts found clean in groups before). A match of the search lies inside one value (a name
+    and its ``:`` inside an object, ``bearer`` or ``sk-`` inside a string), so parts that are
+    clean together leave the lines clean."""
     searched = lines if searched is None else searched
-    if not may_hold_secrets("\n".join(searched)):
+    if not may_hold_secrets("\n".join(searched if parts is None else parts)):
         return lines
     return [
         redacted_json(value_of(n)) if may_hold_secrets(search) else line

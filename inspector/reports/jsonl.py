@@ -122,12 +122,22 @@ class _EventLines:
         self._clean: dict[int, Piece] = {}
         # The scenario source run_started wrote: its value and its piece (``_scenario``).
         self._scenario: tuple[bytes, Piece] | None = None
+        # The texts of the pieces made from values (a message, a step's fields, a request's...)
+        # since the line being put together started. While every group of lines so far held no
+        # secret, a step's line is searched as those (the rest of it is the export's own keys
+        # and numbers, or pieces searched before, clean) and a stored line as its stored JSON:
+        # ``json_pieces.written``'s ``parts``. Off for good once a group may hold one.
+        self._fresh: list[str] = []
+        self._by_parts = _STEP_LINES
+        deltas.fresh = self._fresh
 
     def groups(self, events: Iterable[Timed]) -> Iterator[list[str]]:
         """The lines of ``events`` as an export writes them, about ``GROUP_CHARS`` characters
         of lines at a time (searched for secrets together: ``json_pieces.written``)."""
         texts: list[str] = []
         searched: list[str] = []  # what is searched of each line (``Piece.search``)
+        parts: list[str] = []  # what is searched of the group (``_by_parts``)
+        fresh = self._fresh
         # How to make each line's value, for a group that may hold a secret: its piece, or its
         # event (a line of stored JSON: the event's dump).
         makers: list[Piece | Timed] = []
@@ -145,32 +155,52 @@ class _EventLines:
                 )
                 makers.append(timed)
                 searched.append(text)
+                if self._by_parts:  # its stored JSON, and the run id's text when first written
+                    parts.append(stored)
+                    parts += fresh
             else:
-                if texts and type(timed.event) is RunFinished:  # its steps' lines searched first
-                    yield self._written(texts, searched, makers)
-                    texts, searched, makers, size = [], [], [], 0
+                kind = type(timed.event)
+                if texts and kind is RunFinished:  # its steps' lines searched first
+                    yield self._written(texts, searched, makers, parts)
+                    texts, searched, makers, parts, size = [], [], [], [], 0
                 line = self.line(timed)
                 text = line.text
                 makers.append(line)
                 searched.append(text if line.search is None else line.search)
+                if not self._by_parts:
+                    pass
+                elif _STEP_LINES and (kind is StepStarted or kind is StepFinished):
+                    parts += fresh
+                else:
+                    parts.append(searched[-1])
+            if fresh:
+                fresh.clear()
             texts.append(text)
             size += len(text)
             if size >= GROUP_CHARS:
-                yield self._written(texts, searched, makers)
-                texts, searched, makers, size = [], [], [], 0
+                yield self._written(texts, searched, makers, parts)
+                texts, searched, makers, parts, size = [], [], [], [], 0
         if texts:
-            yield self._written(texts, searched, makers)
+            yield self._written(texts, searched, makers, parts)
 
     def _written(
-        self, texts: list[str], searched: list[str], makers: list[Piece | Timed]
+        self,
+        texts: list[str],
+        searched: list[str],
+        makers: list[Piece | Timed],
+        parts: list[str],
     ) -> list[str]:
         def value_of(n: int) -> Any:
             maker = makers[n]
             return maker.make() if isinstance(maker, Piece) else _dumped(maker)
 
-        out = written(texts, value_of, searched)
+        # Each line searched whole when the group may hold a secret (a piece made in a line
+        # before it in the group is searched in that line's parts only).
+        out = written(texts, value_of, searched, parts if self._by_parts else None)
         if out is texts:  # every line clean: so are the pieces they hold
             self._clean.update((id(p), p) for p in self._group_pieces)
+        else:
+            self._by_parts = False
         self._group_pieces = []
         return out
 
@@ -198,28 +228,39 @@ class _EventLines:
         record = event.record
         pieces = [self.step(step) for step in record.steps]
         steps = array(pieces)
-        # The transcript's messages are the requests' (one object each, as loaded).
-        transcript = array(self.deltas.message_piece(m) for m in record.transcript)
+        # The transcript's messages are the requests' (one object each, as loaded): the texts
+        # of those first written here are the ones added to ``_fresh`` from ``start`` on.
+        start = len(self._fresh)
+        transcript = array([self.deltas.message_piece(m) for m in record.transcript])
+        first_written = self._fresh[start:]
         scenario = self.scenario(record) if _SCENARIO_PIECE else None
         written = {"scenario_source": scenario} if scenario is not None else {}
 
         def line_of(steps: Piece, **more: Piece) -> Piece:
-            fields = _with(record, steps=steps, transcript=transcript, **{**written, **more})
+            fields = _with(record, **{"steps": steps, "transcript": transcript, **written, **more})
             dump = _with(event, record=obj(fields))
             return obj({"version": JSONL_VERSION, "t_ms": timed.t_ms, **dump})
 
         line = line_of(steps)
         # Searched without the steps and the scenario already found clean in the lines before
         # (the step_finished lines, run_started's): what those pieces hold is searched once.
+        # While every group before was clean (``_by_parts``), so were the messages written in
+        # them: the transcript is searched as the messages first written here.
         clean = self._clean
         unknown = [p for p in pieces if clean.get(id(p)) is not p]
         known_scenario = scenario is not None and clean.get(id(scenario)) is scenario
-        if len(unknown) == len(pieces) and not known_scenario:
+        known_transcript = self._by_parts
+        if len(unknown) == len(pieces) and not known_scenario and not known_transcript:
             return line
         # A clean piece stands as ``0``: a value that leaves the search of the keys before it
         # as it was or makes it find more (never less; docs/compare-export.md).
         elided = {"scenario_source": _ELIDED} if known_scenario else {}
-        return Piece(line.text, line.make, line_of(array(unknown), **elided).text)
+        if known_transcript:
+            elided["transcript"] = _ELIDED
+        search = line_of(array(unknown), **elided).text
+        if known_transcript and first_written:  # searched apart: ``json_pieces.written``
+            search = "\n".join([search, *first_written])
+        return Piece(line.text, line.make, search)
 
     def scenario(self, model: RunStarted | RunRecord) -> Piece:
         """The scenario source's piece, written once: the record's is run_started's when the
@@ -243,7 +284,11 @@ class _EventLines:
         """``{"version", "t_ms", **event's dump but its request, "request"}`` from its pieces'
         text: the dump's items are the event's fields in order (``_STEP_LINES``)."""
         forced = event.forced
-        forced_text = "null" if forced is None else dumps(forced.model_dump(mode="json"))
+        if forced is None:
+            forced_text = "null"
+        else:
+            forced_text = dumps(forced.model_dump(mode="json"))
+            self._fresh.append(forced_text)
         request = self.deltas.request_piece(event.index, event.request)
         text = (
             f'{{"version":{JSONL_VERSION},"t_ms":{number(timed.t_ms)},'
@@ -275,6 +320,7 @@ class _EventLines:
         made = self._run_ids.get(run_id)
         if made is None:
             made = self._run_ids[run_id] = dumps(run_id)
+            self._fresh.append(made)
         return made
 
     def step(self, step: Step) -> Piece:
@@ -284,7 +330,10 @@ class _EventLines:
         again = self._again.find(step)
         if again is not None and again[0] is request and again[1] is raw:
             return again[2]
-        fields = self.steps.find(step) or self.steps.put(step, _step_fields(step))
+        fields = self.steps.find(step)
+        if fields is None:
+            fields = self.steps.put(step, _step_fields(step))
+            self._fresh.append(fields.text)
         out = with_items(fields, ("request", request), ("raw", raw))
         self._again.put(step, (request, raw, out))
         self._group_pieces.append(out)

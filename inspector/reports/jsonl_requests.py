@@ -87,6 +87,10 @@ class RequestDeltas:
         # A request (or raw exchange) written again as the same delta (a step_finished and the
         # record repeating their step_started): the piece written last time.
         self._again: PieceCache[tuple[tuple[int | None, int], Piece]] = PieceCache()
+        # When a list: the text of every piece written from a value (a message, a request's
+        # fields, a raw body) is added to it as it is made (the JSONL export searches those for
+        # secrets, not the lines repeating them: ``json_pieces.written``).
+        self.fresh: list[str] | None = None
 
     def request(self, index: int, request: StepRequest) -> dict[str, Any]:
         value: dict[str, Any] = self.request_piece(index, request).value
@@ -140,10 +144,11 @@ class RequestDeltas:
                 request = plain(request)
         # The response comes back with the step in the record: written once.
         response = raw.response
-        written = self._pieces.find(response) or self._pieces.put(
-            response, piece(with_raw_streams_redacted(response))
-        )
-        out = obj({"request": piece(request), "response": written})
+        written = self._pieces.find(response)
+        if written is None:
+            written = self._made(piece(with_raw_streams_redacted(response)))
+            self._pieces.put(response, written)
+        out = obj({"request": self._made(piece(request)), "response": written})
         if delta is not None:
             self._again.put(raw, (delta, out))
         return out
@@ -152,7 +157,7 @@ class RequestDeltas:
         """A request without its messages: once per distinct set of values (every step of a
         turn sends the same system prompt and tools)."""
         if not _BY_IDENTITY or type(request) is not StepRequest:
-            return _model_piece(request, _NO_MESSAGES)
+            return self._made(_model_piece(request, _NO_MESSAGES))
         values = request.__dict__
         held = (values["system"], values["tool_choice"], values["response_format"])
         held += tuple(values["tools"])
@@ -160,7 +165,7 @@ class RequestDeltas:
         hit = self._by_values.get(ids)
         if hit is not None:  # the same objects (held by the entry): the same text
             return hit[1]
-        made = _model_piece(request, _NO_MESSAGES)
+        made = self._made(_model_piece(request, _NO_MESSAGES))
         self._by_values[ids] = (held, made)
         return made
 
@@ -168,8 +173,13 @@ class RequestDeltas:
         """A message's dump, once per message object."""
         found = self._pieces.find(message)
         if found is None:
-            found = self._pieces.put(message, _model_piece(message))
+            found = self._pieces.put(message, self._made(_model_piece(message)))
         return found
+
+    def _made(self, made: Piece) -> Piece:
+        if self.fresh is not None:
+            self.fresh.append(made.text)
+        return made
 
 
 def _model_piece(model: BaseModel, exclude: frozenset[str] = frozenset()) -> Piece:
