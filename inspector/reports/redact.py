@@ -135,6 +135,8 @@ def may_hold_secrets(text: str) -> bool:
     low = text.lower()
     if "bearer" in low:  # a "Bearer <token>" value, whatever whitespace follows
         return True
+    if "://" in low and "@" in low and _URL_USERINFO.search(low):
+        return True
     for word, announced in _ANNOUNCED:  # ``in`` first: the fastest search of an absent word
         if word in low and announced.search(low):
             return True
@@ -178,6 +180,27 @@ def _header_line(match: re.Match[str]) -> str:
     if credentials.is_secret_field(name):
         return f"{name}{sep}{REDACTED}"
     return match.group(0)
+
+
+# A URL's user-info in free text (an error's ``https://bob:pw@proxy:8080``): what
+# ``credentials.redact_url`` redacts of a URL field, the password, or a lone user name whole
+# (often the token itself: ``https://ghp_…@github.com``).
+_URL_USERINFO = re.compile(r"\b[a-z][a-z0-9+.-]*://([^\s/?#@\"'<>\\]+)@", re.IGNORECASE)
+
+
+def url_userinfo_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``redact_text`` replaces a URL's password (or lone user name) in ``text``."""
+    if "://" not in text or "@" not in text:
+        return []
+    spans = []
+    for match in _URL_USERINFO.finditer(text):
+        start, end = match.span(1)
+        user, colon, _ = match.group(1).partition(":")
+        if colon:
+            start += len(user) + 1
+        if start < end:
+            spans.append((start, end))
+    return spans
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
@@ -276,6 +299,8 @@ def redact_text(text: str) -> str:
     text = _json_values_redacted(text)
     if ":" in text or "=" in text:
         text = _HEADER_LINE.sub(_header_line, text)
+    for start, end in reversed(url_userinfo_spans(text)):
+        text = f"{text[:start]}{REDACTED}{text[end:]}"
     return scrub_keys(text)
 
 

@@ -33,6 +33,7 @@ from inspector.reports.redact import (
     json_value_spans,
     may_hold_secrets,
     token_spans,
+    url_userinfo_spans,
 )
 from inspector.reports.synthetic_events import TimedEvent
 
@@ -61,6 +62,7 @@ def secret_spans(text: str) -> list[Span]:
         return []
     spans = [Span(start, end, REDACTED) for start, end in token_spans(text)]
     spans += [Span(start, end, REDACTED) for start, end in header_line_spans(text)]
+    spans += [Span(start, end, REDACTED) for start, end in url_userinfo_spans(text)]
     spans += [Span(start, end, _QUOTED_REDACTED) for start, end in json_value_spans(text)]
     return _merged(spans)
 

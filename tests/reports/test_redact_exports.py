@@ -35,6 +35,20 @@ def test_keys_inside_text_are_redacted() -> None:
     assert "Authorization: [redacted] then x-api-key=[redacted]" in redacted
 
 
+def test_a_urls_user_info_in_free_text_is_redacted_as_in_a_url_field() -> None:
+    text = "proxy https://bob:hunter2@proxy.example:8080/x failed; clone https://ghp_tok3n@github.com/a"
+    redacted = redact_text(text)
+    assert "hunter2" not in redacted and "ghp_tok3n" not in redacted
+    assert redacted == (
+        f"proxy https://bob:{REDACTED}@proxy.example:8080/x failed; "
+        f"clone https://{REDACTED}@github.com/a"
+    )
+    assert redact({"error": text}) == {"error": redacted}
+    assert redact_text(redacted) == redacted  # once redacted, as it stays
+    for kept in ("https://example.com/a@b", "write to bob@example.com", "https://user:@h"):
+        assert redact_text(kept) == kept
+
+
 def test_look_alikes_are_kept() -> None:
     for text in (
         "task-force-alpha-bravo-charlie",  # "sk-" inside a word

@@ -128,6 +128,14 @@ def test_a_split_argument_is_redacted_in_every_delta_of_its_stream() -> None:
     assert [o is e for o, e in zip(out, events, strict=True)][-6:] == [True] * 6
 
 
+def test_a_url_password_split_across_text_deltas_is_redacted_in_each() -> None:
+    parts = ["retry via https://bo", "b:hunt", "er2pass@proxy.example/ ok"]
+    spans = secret_spans("".join(parts))
+    fragments = redacted_fragments(parts, spans)
+    assert "".join(fragments) == "retry via https://bob:[redacted]@proxy.example/ ok"
+    assert not any(piece in "".join(fragments) for piece in ("hunt", "er2pass"))
+
+
 def test_deltas_of_a_step_that_never_finished_are_still_redacted() -> None:
     events = _step_events(1, ['{"password": "pw', '123456"}'], [])[:-1]
     out = list(with_streams_redacted(events))
