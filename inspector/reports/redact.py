@@ -310,9 +310,22 @@ def redact(value: Any) -> Any:
     return _text(credentials.redact(value))
 
 
+# What a scenario's source restates of the turn: the script's answers (tool calls' arguments, a
+# structured ``final``) and the prompt's messages. The store keeps them as the user wrote them
+# (``credentials.redact_scenario_source``); an export redacts their credential-named fields as
+# it does the steps' messages that repeat them. Schemas (``tools``, ``output``) stay.
+_SOURCE_TURN = ("script", "prompt")
+
+
+def _source(source: Any) -> Any:
+    if not isinstance(source, dict):
+        return source
+    return {k: credentials.redact(v) if k in _SOURCE_TURN else v for k, v in source.items()}
+
+
 def _text(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _text(v) for k, v in value.items()}
+        return {k: _text(_source(v) if k == "scenario_source" else v) for k, v in value.items()}
     if isinstance(value, list | tuple | SharedPrefix):
         return [_text(v) for v in value]
     if isinstance(value, str):

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 
-from inspector.core.events import RunFinished, StepFinished
+from inspector.core.events import Event, RunFinished, StepFinished
 from inspector.core.live import LiveRun
+from inspector.core.loop import run_turn
 from inspector.core.records import RawExchange, RunRecord
+from inspector.providers.factory import build_provider
 from inspector.reports.jsonl import JSONL_VERSION, jsonl_lines, read_jsonl
 from inspector.reports.synthetic_events import TimedEvent, events_from_record
+from inspector.resources import resolve_scenario
 from tests.helpers.runs import demo_record, demo_run
 
 OPENAI_KEY = "sk-proj-" + "A1b2C3d4" * 6
@@ -126,3 +129,22 @@ def test_a_record_without_steps_exports_its_start_and_end() -> None:
     )
     lines = [json.loads(line) for line in jsonl_lines(record, events_from_record(record))]
     assert [line["kind"] for line in lines] == ["header", "run_started", "run_finished"]
+
+
+async def test_a_credential_named_argument_in_the_script_is_redacted() -> None:
+    # The step's tool call loses its ``password`` argument; the scenario's script, which
+    # restates it in run_started and the record, lost nothing: the secret was there twice.
+    arguments = 'script.0.tool_calls.0.arguments={ name = "Sam", password = "tooltoolpw42" }'
+    scenario = resolve_scenario("demo:retry-feedback", [arguments])  # as if written in the file
+    script = [entry.model_copy(update={"delay_ms": 0.0}) for entry in scenario.script]
+    scenario = scenario.model_copy(update={"script": script})
+    events: list[Event] = []
+    record = await run_turn(scenario, build_provider(scenario), events.append)
+    text = "\n".join(jsonl_lines(record, _timed(events)))
+    assert "tooltoolpw42" not in text
+    source = json.loads(text.splitlines()[1])["scenario_source"]
+    assert source["script"][0]["tool_calls"][0]["arguments"] == {
+        "name": "Sam",
+        "password": "[redacted]",
+    }
+    assert source["tools"] == record.scenario_source["tools"]  # the user's schemas stay
