@@ -36,9 +36,11 @@ _TOKEN = re.compile(
     re.IGNORECASE,
 )
 # "Authorization: …" / "x-api-key=…" written out inside a string (a raw header dump, a log line):
-# a name the credentials module calls a credential field, then its value.
+# a name the credentials module calls a credential field, then its value, bare or quoted
+# (``password = "…"`` as TOML and a ``--set`` override write it, ``password='…'``).
 _HEADER_LINE = re.compile(
-    r"\b([A-Za-z][A-Za-z0-9_.-]*)(\s*[:=]\s*)(?!\[redacted\])([^\s,;\"'}]+(?:\s+[^\s,;\"'}]+)?)"
+    r"\b([A-Za-z][A-Za-z0-9_.-]*)(\s*[:=]\s*[\"']?)(?!\[redacted\])"
+    r"([^\s,;\"'}]+(?:\s+[^\s,;\"'}]+)?)"
 )
 
 

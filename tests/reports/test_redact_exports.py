@@ -49,6 +49,22 @@ def test_a_urls_user_info_in_free_text_is_redacted_as_in_a_url_field() -> None:
         assert redact_text(kept) == kept
 
 
+def test_a_quoted_value_after_a_credential_name_is_redacted() -> None:
+    # A ``--set`` override is TOML: ``model.params.api_key="k"`` quotes its value, and so do
+    # log lines (``password='x'``) and TOML written in a message (``password = "x"``).
+    for text, shown in (
+        ('model.params.api_key="quotedkey123"', f'model.params.api_key="{REDACTED}"'),
+        (
+            '{ name = "Sam", password = "hunter2pw" }',
+            f'{{ name = "Sam", password = "{REDACTED}" }}',
+        ),
+        ("login(user='bob', password='hunter2pw')", f"login(user='bob', password='{REDACTED}')"),
+    ):
+        assert redact_text(text) == shown
+        assert redact_text(shown) == shown  # once redacted, as it stays
+    assert redact_text('password = ""') == 'password = ""'
+
+
 def test_look_alikes_are_kept() -> None:
     for text in (
         "task-force-alpha-bravo-charlie",  # "sk-" inside a word
