@@ -19,7 +19,7 @@ runs in an event-loop turn of its own, apart from the Step detail's (``in_own_tu
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QPaintEvent, QShowEvent
+from PySide6.QtGui import QKeyEvent, QPaintEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -101,6 +101,25 @@ class Column(QFrame):
         return False  # text selection and links still work
 
 
+class _KeysHint(QLabel):
+    """The paging keys in the room left beside the page, elided with "…" when narrower than
+    them (a right-aligned ``QLabel`` cuts its text's start: "mpt · PgUp/PgDn: page…" at
+    1024×700); the whole text is its tooltip."""
+
+    def __init__(self, text: str, parent: QWidget) -> None:
+        super().__init__(text, parent)
+        self._whole = text
+        self.setToolTip(text)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        shown = self.fontMetrics().elidedText(
+            self._whole, Qt.TextElideMode.ElideRight, self.contentsRect().width()
+        )
+        if shown != self.text():
+            self.setText(shown)
+
+
 class AttemptsView(QWidget):
     stepRequested = Signal(int)  # the last step of the attempt clicked or selected by key
 
@@ -146,7 +165,7 @@ class AttemptsView(QWidget):
             button.setToolTip(tip)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.clicked.connect(lambda _=False, m=move: self.move_page(m))
-        keys = QLabel(PAGE_KEYS, self)
+        keys = self.keys = _KeysHint(PAGE_KEYS, self)
         keys.setEnabled(False)  # drawn in the palette's muted text colour
         keys.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         keys.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -411,3 +411,21 @@ def test_the_render_after_show_run_lets_due_timers_run_first(qtbot: QtBot) -> No
     view.show_run(stored_run("retry-feedback"))
     qtbot.waitUntil(lambda: "render" in order and "timer" in order)
     assert order[:2] == ["timer", "render"]
+
+
+@pytest.mark.parametrize("width", [420, 1300])
+def test_the_paging_keys_read_from_their_start_or_end_in_an_ellipsis(
+    qtbot: QtBot, width: int
+) -> None:
+    # At 1024x700 the centre tab is ~400 px wide: the right-aligned hint was cut at its left
+    # edge ("mpt · PgUp/PgDn: page · click: its step").
+    from inspector.app.detail.attempts_view import PAGE_KEYS
+
+    view = make_view(qtbot, width)
+    show(qtbot, view, stored_run("retry-feedback"))
+    keys = view.keys
+    shown = keys.text()
+    assert keys.fontMetrics().horizontalAdvance(shown) <= keys.contentsRect().width()
+    if shown != PAGE_KEYS:
+        assert shown.endswith("…") and PAGE_KEYS.startswith(shown[:-1])
+    assert keys.toolTip() == PAGE_KEYS
