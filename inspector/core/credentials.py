@@ -218,6 +218,33 @@ def redact_scenario_source(source: Any) -> Any:
     return out
 
 
+def redact_override(text: str) -> str:
+    """A ``--set FIELD=VALUE`` override as a run may record it: VALUE redacted when the field it
+    sets is one ``redact_scenario_source`` redacts in the scenario (any ``model.headers`` entry
+    but a protocol header's, a credential-named param, a whole ``headers`` / ``params`` table),
+    or is named exactly like a credential; a URL field loses its password. A run keeps its
+    overrides to show them (``runs``, ``compare``, exports), not to run them again."""
+    field, eq, value = text.partition("=")
+    if not eq:
+        return text
+    path = [part.strip().lower() for part in field.strip().split(".")]
+    name = path[-1]
+    table = path[-2] if len(path) > 1 else ""
+    if name in _URL_FIELDS:
+        bare = value.strip()
+        quote_ = bare[:1] if bare[:1] in ("'", '"') and bare[-1:] == bare[:1] else ""
+        url = bare[1:-1] if quote_ else bare
+        return f"{field}={quote_}{redact_url(url)}{quote_}"
+    secret = (
+        is_secret_field(name)
+        or name in _HEADER_MAPPINGS | _PARAM_MAPPINGS
+        or (table in _HEADER_MAPPINGS and name not in SAFE_HEADERS)
+        or (table in _PARAM_MAPPINGS and _secret_name(name))
+        or bool(_BEARER_VALUE.match(value.strip().strip("'\"")))
+    )
+    return f"{field}={REDACTED}" if secret and value.strip() else text
+
+
 # What a scenario's source must hold, as compact JSON lower-cased, for its redaction to change
 # anything: a key the walk treats specially, or the word of a bearer token.
 _SOURCE_CLUES = (

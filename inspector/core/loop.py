@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
+from inspector.core.credentials import redact_override
 from inspector.core.errors import ProviderError, last_line, message_line
 from inspector.core.events import (
     AttemptCleared,
@@ -106,7 +107,7 @@ class Turn:
         self.emit = isolate(sink)  # a subscriber that raises is detached
         self.run_id = run_id or new_run_id()
         self.replay_of = replay_of
-        self.overrides = list(overrides or [])
+        self.overrides = [redact_override(text) for text in overrides or []]
         self.clock = clock
         self.now = now
         base = scenario.base_dir

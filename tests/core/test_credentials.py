@@ -70,3 +70,38 @@ def test_a_lone_user_name_in_a_url_is_redacted_whole() -> None:
     assert redact_url("https://ghp_token123@git.example/x") == "https://[redacted]@git.example/x"
     assert redact_url("https://me:pw@h/") == "https://me:[redacted]@h/"
     assert redact_url("https://h/a@b") == "https://h/a@b"
+
+
+def test_an_overrides_credential_is_redacted_as_the_scenario_field_it_sets() -> None:
+    from inspector.core.credentials import redact_override
+
+    assert redact_override("model.params.api_key=plainkey123") == "model.params.api_key=[redacted]"
+    assert (
+        redact_override('model.headers.Authorization="Bearer hdrtok999xyz"')
+        == "model.headers.Authorization=[redacted]"
+    )
+    assert redact_override("model.headers={ X-Token = 'abc' }") == "model.headers=[redacted]"
+    assert (
+        redact_override("tools.0.arguments.password=pw") == "tools.0.arguments.password=[redacted]"
+    )
+    assert (
+        redact_override("model.base_url=https://bob:pw123@h.example/v1")
+        == "model.base_url=https://bob:[redacted]@h.example/v1"
+    )
+    for kept in (
+        "policy.feedback_history=latest",
+        "model.api_key_env=MY_KEY",
+        "model.params.temperature=0.2",
+        "model.headers.anthropic-version=2023-06-01",
+        "policy.fallback={ body = 'x' }",
+    ):
+        assert redact_override(kept) == kept
+
+
+async def test_a_runs_overrides_keep_no_credential() -> None:
+    from tests.helpers.runs import demo_record
+
+    record = await demo_record(
+        "retry-feedback", "model.params.api_key=plainkey123", "policy.max_attempts=3"
+    )
+    assert record.overrides == ["model.params.api_key=[redacted]", "policy.max_attempts=3"]
