@@ -40,8 +40,24 @@ _TOKEN = re.compile(
 # (``password = "…"`` as TOML and a ``--set`` override write it, ``password='…'``).
 _HEADER_LINE = re.compile(
     r"\b([A-Za-z][A-Za-z0-9_.-]*)(\s*[:=]\s*[\"']?)(?!\[redacted\])"
-    r"([^\s,;\"'}]+(?:\s+[^\s,;\"'}]+)?)"
+    r"([^\s,;\"'}]+(?:\s+[^\s,;\"'}:=]+(?=[\s,;\"'}]|$))?)"
 )
+# (A second word, "Bearer <token>"'s, is one that does not name the next pair: "k1 password:".)
+
+
+def _secret_header_lines(text: str) -> list[re.Match[str]]:
+    """The ``Name: value`` pairs of ``text`` whose name is a credential field's. A pair of
+    another name is passed over from its separator on, not its value: in "config: password=x"
+    the value of ``config`` is not read as "password=x" whole."""
+    found = []
+    at = 0
+    while (match := _HEADER_LINE.search(text, at)) is not None:
+        if credentials.is_secret_field(match.group(1)):
+            found.append(match)
+            at = match.end()
+        else:
+            at = match.end(1)
+    return found
 
 
 # Names after which ``core.credentials`` may redact a value: the endings of a credential field
@@ -177,13 +193,6 @@ def scrub_keys(text: str) -> str:
     return _TOKEN.sub(REDACTED, text)
 
 
-def _header_line(match: re.Match[str]) -> str:
-    name, sep, _ = match.groups()
-    if credentials.is_secret_field(name):
-        return f"{name}{sep}{REDACTED}"
-    return match.group(0)
-
-
 # A URL's user-info in free text (an error's ``https://bob:pw@proxy:8080``): what
 # ``credentials.redact_url`` redacts of a URL field, the password, or a lone user name whole
 # (often the token itself: ``https://ghp_…@github.com``).
@@ -214,11 +223,7 @@ def header_line_spans(text: str) -> list[tuple[int, int]]:
     """Where ``redact_text`` replaces the value of a ``Name: value`` credential header."""
     if ":" not in text and "=" not in text:
         return []
-    return [
-        match.span(3)
-        for match in _HEADER_LINE.finditer(text)
-        if credentials.is_secret_field(match.group(1))
-    ]
+    return [match.span(3) for match in _secret_header_lines(text)]
 
 
 def json_value_spans(text: str) -> list[tuple[int, int]]:
@@ -300,7 +305,9 @@ def redact_text(text: str) -> str:
     inside it redacted."""
     text = _json_values_redacted(text)
     if ":" in text or "=" in text:
-        text = _HEADER_LINE.sub(_header_line, text)
+        for match in reversed(_secret_header_lines(text)):
+            start, end = match.span(3)
+            text = f"{text[:start]}{REDACTED}{text[end:]}"
     for start, end in reversed(url_userinfo_spans(text)):
         text = f"{text[:start]}{REDACTED}{text[end:]}"
     return scrub_keys(text)

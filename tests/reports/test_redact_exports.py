@@ -81,3 +81,17 @@ def test_scrubbing_rendered_json_keeps_it_valid() -> None:
     rendered = json.dumps({"a": f"x {OPENAI} y", "b": [f"Bearer {ANTHROPIC}"]})
     scrubbed = scrub_keys(rendered)
     assert json.loads(scrubbed) == {"a": f"x {REDACTED} y", "b": [f"Bearer {REDACTED}"]}
+
+
+def test_a_credential_after_another_name_value_pair_is_redacted() -> None:
+    # "config: password=…": the value of ``config`` took "password=…" whole, and the search
+    # went on after it; "x-api-key: k1 password: p2": the key's value took "k1 password:".
+    assert redact_text("config: password=abc123") == f"config: password={REDACTED}"
+    assert redact_text('config: password = "splitpw4321" ok') == (
+        f'config: password = "{REDACTED}" ok'
+    )
+    assert redact_text("x-api-key: k1 password: p2") == (
+        f"x-api-key: {REDACTED} password: {REDACTED}"
+    )
+    assert redact_text("Authorization: Bearer abcdefgh12345") == f"Authorization: {REDACTED}"
+    assert redact_text("mode: fast retries: 3") == "mode: fast retries: 3"
