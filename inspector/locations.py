@@ -48,6 +48,14 @@ def resolve_db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     return _override(ENV_VAR) or default_db_path()
 
 
+def db_path_named_by(explicit: str | os.PathLike[str] | None = None) -> str | None:
+    """What named the store ``resolve_db_path(explicit)`` gives: ``--db``, the environment
+    variable, or None for the default (a store a fresh machine does not have yet)."""
+    if explicit is not None and str(explicit) != "":
+        return "--db"
+    return ENV_VAR if _override(ENV_VAR) else None
+
+
 def presets_dir() -> Path:
     """Where user policy presets are saved (only saving creates it)."""
     return _override(PRESETS_ENV) or user_config_dir() / "presets"

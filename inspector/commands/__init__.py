@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
+
+from inspector.core.errors import BadInputError
 
 if TYPE_CHECKING:
     from inspector.store import Store
@@ -51,12 +54,36 @@ def add_db_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def open_store_for_reading(db: str | None) -> Store:
-    """The store for a command that only reads: when the store cannot be written (a full disk)
-    it still opens, read-only, and one line on stderr says so."""
-    from inspector.store import Store
+class NoStoreYet(BadInputError):
+    """The default store (no ``--db``, no ``AGENT_INSPECTOR_DB``) does not exist yet: nothing
+    has been recorded on this machine. ``runs`` and ``sweeps`` list nothing; reading a run
+    from it is bad input."""
 
-    store = Store.open(db, read_only_fallback=True)
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"no store at {path} yet (the default store: nothing recorded there)")
+        self.path = path
+
+
+def open_recorded_store(db: str | None, *, read_only_fallback: bool = False) -> Store:
+    """The store a command reads recorded runs from. It must exist: nothing is created just to
+    be read. A path given by ``--db`` or AGENT_INSPECTOR_DB with no file there is bad input
+    (``no store at PATH (--db)``); the default store not there yet is ``NoStoreYet``."""
+    from inspector.locations import db_path_named_by
+    from inspector.store import Store, StoreMissing
+
+    try:
+        return Store.open(db, read_only_fallback=read_only_fallback, create=False)
+    except StoreMissing as exc:
+        named_by = db_path_named_by(db)
+        if named_by is None:
+            raise NoStoreYet(exc.path) from None
+        raise BadInputError(f"no store at {exc.path} ({named_by})") from None
+
+
+def open_store_for_reading(db: str | None) -> Store:
+    """The store for a command that only reads (``open_recorded_store``): when the store cannot
+    be written (a full disk) it still opens, read-only, and one line on stderr says so."""
+    store = open_recorded_store(db, read_only_fallback=True)
     if store.read_only is not None:
         print(
             f"agent-inspector: note: {store.path}: opened read-only: {store.read_only}",

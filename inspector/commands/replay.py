@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from inspector.commands import add_db_argument, add_set_argument
+from inspector.commands import add_db_argument, add_set_argument, open_recorded_store
 
 NAME = "replay"
 HELP = "re-run a recorded turn, under another policy if --set says so"
@@ -34,10 +34,10 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.events import fan_out
     from inspector.core.records import RunRecord
     from inspector.providers.replay import ReplayProvider
-    from inspector.store import Store
     from inspector.workflows.turns import replay
 
-    with Store.open(args.db) as store:
+    # The replay is recorded beside its original: a store that must already be there.
+    with open_recorded_store(args.db) as store:
         original = store.load(args.run_id)
         finished: list[RunRecord] = []
         recorder = store.recorder()

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from inspector.commands import add_db_argument, open_store_for_reading
+from inspector.commands import NoStoreYet, add_db_argument, open_store_for_reading
 from inspector.reports.run_differences import differences
 
 if TYPE_CHECKING:
@@ -77,15 +77,17 @@ def format_table(summaries: Sequence[RunSummary]) -> str:
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
-
-    with open_store_for_reading(args.db) as store:
-        summaries = store.runs(scenario=args.scenario, limit=args.limit)
+    try:
+        with open_store_for_reading(args.db) as store:
+            summaries, path = store.runs(scenario=args.scenario, limit=args.limit), store.path
+    except NoStoreYet as exc:  # a fresh machine: nothing recorded, and nothing created to say so
+        summaries, path = [], exc.path
     if args.json:
         from inspector.reports.record_json import write_json
 
         write_json([s.model_dump(mode="json") for s in summaries], out)
     elif not summaries and args.scenario:
-        out.write(f"no run of scenario {args.scenario!r} in {store.path}\n")
+        out.write(f"no run of scenario {args.scenario!r} in {path}\n")
     else:
         out.write(format_table(summaries) + "\n")
     return 0

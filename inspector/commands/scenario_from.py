@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import TextIO
 
-from inspector.commands import add_db_argument
+from inspector.commands import add_db_argument, open_store_for_reading
 
 NAME = "scenario-from"
 HELP = "save a recorded run as a scenario file that replays it offline"
@@ -35,9 +35,8 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.errors import InspectorError, ScenarioError
     from inspector.core.files import write_atomically
     from inspector.formats.scenario_from import scenario_dict, scenario_of_record
-    from inspector.store import Store
 
-    with Store.open(args.db) as store:
+    with open_store_for_reading(args.db) as store:
         record = store.load(args.run_id)
     try:
         data = scenario_dict(record, args.side_effects)

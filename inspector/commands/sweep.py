@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from inspector.commands import add_db_argument, add_set_argument
+from inspector.commands import add_db_argument, add_set_argument, open_recorded_store
 
 if TYPE_CHECKING:
     from inspector.sweeps.model import SweepSpec
@@ -113,7 +113,9 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
         args.scenario or args.vary or args.arm or args.overrides or args.seed is not None
     ):
         raise ScenarioError("sweep --resume SWEEP_ID: the grid is the stored one; give no other")
-    with Store.open(args.db) as store:
+    # A resumed sweep is read from its store (which must be there); a new one may create it.
+    opened = open_recorded_store(args.db) if args.resume is not None else Store.open(args.db)
+    with opened as store:
         if args.resume is not None:
             stored = store.sweep(args.resume)
             spec = SweepSpec.model_validate(stored.spec)

@@ -102,14 +102,14 @@ def export_sweep(
     """``export SWEEP_ID --format csv|json|html``: the report, as the CLI shows it."""
     import json
 
+    from inspector.commands import open_store_for_reading
     from inspector.reports.redact import redact, scrub_keys
-    from inspector.store import Store
     from inspector.sweeps.render import format_csv, format_html
 
     fmt = args.format or "csv"
     if fmt == "jsonl":
         raise ScenarioError("export --format jsonl: a sweep exports as csv, json or html")
-    with Store.open(args.db) as store:
+    with open_store_for_reading(args.db) as store:
         report = report_of(store, store.sweep(args.run_id))
     # A second line of defence (a sweep takes no credential): nothing key-shaped leaves.
     if fmt == "json":
@@ -128,12 +128,12 @@ def export_sweep(
 def revalidate_sweep(args: argparse.Namespace, out: TextIO) -> int:
     """``revalidate --sweep SWEEP_ID [--validators FILE]``: exit 0 when no arm changes place."""
 
+    from inspector.commands import open_store_for_reading
     from inspector.commands.revalidate import recheck
-    from inspector.store import Store
     from inspector.sweeps.report import counted
     from inspector.sweeps.rerank import compare, format_revalidation, rejudged
 
-    with Store.open(args.db) as store:
+    with open_store_for_reading(args.db) as store:
         sweep = store.sweep(args.sweep)
         spec = SweepSpec.model_validate(sweep.spec)
         facts = FACTS.validate_python(store.sweep_runs(sweep.sweep_id))

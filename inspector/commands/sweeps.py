@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from inspector.commands import add_db_argument
+from inspector.commands import NoStoreYet, add_db_argument, open_store_for_reading
 
 NAME = "sweeps"
 HELP = "list stored sweeps, newest first"
@@ -17,17 +17,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
-    from inspector.store import Store
-
-    with Store.open(args.db) as store:
-        sweeps = store.sweeps()
+    try:
+        with open_store_for_reading(args.db) as store:
+            sweeps, path = store.sweeps(), store.path
+    except NoStoreYet as exc:  # a fresh machine: nothing recorded, and nothing created to say so
+        sweeps, path = [], exc.path
     if args.json:
         from inspector.reports.record_json import write_json
 
         write_json([s.model_dump(mode="json") for s in sweeps], out)
         return 0
     if not sweeps:
-        out.write(f"no sweep recorded yet in {store.path}\n")
+        out.write(f"no sweep recorded yet in {path}\n")
         return 0
     rows = [["sweep_id", "scenario", "created_at", "arms", "repeat", "finished runs"]]
     for s in sweeps:

@@ -6,7 +6,7 @@ Knows ``inspector.core`` and ``sqlite3`` only.
 from __future__ import annotations
 
 from inspector.locations import default_db_path, resolve_db_path
-from inspector.store.database import StoreError, StoreUnusable
+from inspector.store.database import StoreError, StoreMissing, StoreUnusable
 from inspector.store.models import RunNotFound, RunSummary, StoredEvent
 from inspector.store.reader import RunStillRecording
 from inspector.store.recorder import Recorder
@@ -20,6 +20,7 @@ __all__ = [
     "RunSummary",
     "Store",
     "StoreError",
+    "StoreMissing",
     "StoreUnusable",
     "StoredEvent",
     "StoredSweep",

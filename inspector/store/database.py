@@ -34,6 +34,15 @@ class StoreUnusable(StoreError, BadInputError):
     another application's database, a newer schema version, damaged pages. Nothing was written."""
 
 
+class StoreMissing(StoreUnusable):
+    """Asked to open an existing store (``create=False``: a command that reads) and there is no
+    file there. Nothing was created."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"no store at {path}")
+        self.path = path
+
+
 # SQLite's messages for a file that is not (or no longer) a sound database.
 _DAMAGED = ("malformed", "not a database", "corrupt", "Could not decode")
 
@@ -116,16 +125,25 @@ def _translate(path: Path, exc: sqlite3.Error) -> StoreError:
     return StoreError(f"{path}: cannot open the store: {exc}")
 
 
-def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
+def connect(path: Path, *, read_only: bool = False, create: bool = True) -> sqlite3.Connection:
     """A connection to ``path`` (created with its folder if missing), migrated to this version.
 
     Autocommit mode (``isolation_level=None``): the store opens its transactions explicitly, so
     a step row is committed the moment its method returns. ``read_only``: an existing store at
-    this version, opened for reading only (nothing is created, migrated or recovered)."""
+    this version, opened for reading only (nothing is created, migrated or recovered).
+    ``create=False``: an existing store only; no file is ``StoreMissing``, an empty one
+    ``StoreUnusable``, and nothing is created (no folder, no file, no side file)."""
     check_path(path)
+    if not (create or path.exists()):
+        raise StoreMissing(path)
     try:
         if read_only:
             conn = _connect_read_only(path)
+        elif not create:  # mode=rw: SQLite itself never creates it (the file may just have gone)
+            uri = f"{path.resolve().as_uri()}?mode=rw"
+            conn = sqlite3.connect(
+                uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
+            )
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
@@ -137,6 +155,10 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
         version = check_identity(conn, path)
+        if version == 0 and not create:  # a store is never left without its tables
+            raise StoreUnusable(
+                f"{path}: not an agent-inspector store (an empty file); left unchanged"
+            )
         if read_only:
             if version < SCHEMA_VERSION:
                 raise StoreError(

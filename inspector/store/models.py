@@ -6,12 +6,17 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from inspector.core.errors import InspectorError
+from inspector.core.errors import BadInputError, InspectorError
 from inspector.core.events import Event
 
 
 class RunNotFound(InspectorError):
-    """No run (or no single run) matches the id or prefix asked for."""
+    """The run asked for cannot be read: ``UnknownRun``, or ``RunStillRecording`` (no final
+    record yet)."""
+
+
+class UnknownRun(RunNotFound, BadInputError):
+    """No run (or no single run) matches the id or prefix asked for: bad input (CLI exit 2)."""
 
 
 class RunSummary(BaseModel):

@@ -34,7 +34,7 @@ from inspector.core.records import (
     Verdict,
 )
 from inspector.core.shared_list import SharedPrefix
-from inspector.store.models import RunNotFound, RunSummary
+from inspector.store.models import RunNotFound, RunSummary, UnknownRun
 from inspector.store.texts import TextReader, marked
 from inspector.store.writer import RUNNING
 
@@ -114,8 +114,8 @@ def resolve(conn: sqlite3.Connection, path: Path, run_id: str) -> str:
         return str(matches[0])
     if len(matches) > 1 and run_id:
         shown = ", ".join(matches[:2]) + (", ..." if len(matches) > 2 else "")
-        raise RunNotFound(f"run id {run_id!r} is ambiguous in {path} (matches {shown})")
-    raise RunNotFound(f"no run {run_id!r} in {path}")
+        raise UnknownRun(f"run id {run_id!r} is ambiguous in {path} (matches {shown})")
+    raise UnknownRun(f"no run {run_id!r} in {path}")
 
 
 @collector_paused

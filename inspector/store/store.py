@@ -48,17 +48,23 @@ class Store:
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str] | None = None, *, read_only_fallback: bool = False
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        read_only_fallback: bool = False,
+        create: bool = True,
     ) -> Store:
         """Opens (creating and migrating) the store at ``path`` (``resolve_db_path`` rules) and
         settles the runs dead processes left pending.
 
         ``read_only_fallback`` (commands that only read): when that needs a write that cannot be
         made — a full disk, a read-only file or folder — the store is opened for reading only
-        and ``read_only`` says why. A file that is no store (``StoreUnusable``) is refused."""
+        and ``read_only`` says why. A file that is no store (``StoreUnusable``) is refused.
+        ``create=False`` (commands that read a recorded run): no file there is ``StoreMissing``,
+        and nothing is created."""
         resolved = resolve_db_path(path)
         try:
-            return cls._open_writable(resolved)
+            return cls._open_writable(resolved, create=create)
         except StoreUnusable:
             raise
         except StoreError as exc:
@@ -72,8 +78,8 @@ class Store:
             return store
 
     @classmethod
-    def _open_writable(cls, resolved: Path) -> Store:
-        store = cls(connect(resolved), resolved)
+    def _open_writable(cls, resolved: Path, *, create: bool) -> Store:
+        store = cls(connect(resolved, create=create), resolved)
         try:
             store.recovered = recover(store._writer)
             store._conn.execute(f"PRAGMA busy_timeout = {RUNNING_BUSY_TIMEOUT_MS}")

@@ -13,11 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from inspector.core.errors import InspectorError
+from inspector.core.errors import BadInputError
 
 
-class SweepNotFound(InspectorError):
-    """No sweep (or no single sweep) matches the id or prefix asked for."""
+class SweepNotFound(BadInputError):
+    """No sweep (or no single sweep) matches the id or prefix asked for: bad input (CLI exit
+    2)."""
 
 
 class StoredSweep(BaseModel):

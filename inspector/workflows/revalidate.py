@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.core.asyncrun import run_small
-from inspector.core.errors import InspectorError, ScenarioError
+from inspector.core.errors import BadInputError, InspectorError, ScenarioError
 from inspector.core.loading import split_ref
 from inspector.core.recording import scenario_of
 from inspector.core.records import RunRecord
@@ -168,7 +168,7 @@ def revalidate_scenario(store: Store, scenario: str, file: Path | None) -> Matri
     rows: list[MatrixRow] = []
     summaries = store.runs(scenario=scenario)
     if not summaries:
-        raise InspectorError(f"no recorded run of scenario {scenario!r} in {store.path}")
+        raise BadInputError(f"no recorded run of scenario {scenario!r} in {store.path}")
     for summary in summaries:
         try:
             record = store.load(summary.run_id)

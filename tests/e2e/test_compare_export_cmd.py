@@ -80,7 +80,7 @@ def test_compare_needs_two_known_runs(capsys: Capsys, db: Path) -> None:
         main(["compare", a, "--db", str(db)])
     assert exited.value.code == 2
     capsys.readouterr()
-    assert main(["compare", a, "nosuchrun", "--db", str(db)]) == 1
+    assert main(["compare", a, "nosuchrun", "--db", str(db)]) == 2
     error = capsys.readouterr().err.strip()
     assert "\n" not in error and "nosuchrun" in error
 
@@ -155,7 +155,7 @@ def test_export_errors_are_one_line(capsys: Capsys, db: Path, tmp_path: Path) ->
     error = capsys.readouterr().err.strip()
     assert "\n" not in error and str(missing) in error
     assert not missing.parent.exists()
-    assert main(["export", "nosuchrun", "--db", str(db)]) == 1
+    assert main(["export", "nosuchrun", "--db", str(db)]) == 2
     error = capsys.readouterr().err.strip()
     assert error.startswith("agent-inspector: error:") and "nosuchrun" in error
 

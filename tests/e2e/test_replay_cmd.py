@@ -71,7 +71,8 @@ def test_a_unique_prefix_and_an_explicit_db(tmp_path: Path, capsys: Capture) -> 
     assert code == 0
     code, again = run_json(capsys, "replay", original.run_id[:6], "--offline", "--db", db)
     assert code == 0 and again.replay_of == original.run_id
-    assert main(["replay", original.run_id, "--offline"]) == 1  # not in the default store
+    Store.open().close()
+    assert main(["replay", original.run_id, "--offline"]) == 2  # not in the default store
     assert f"no run '{original.run_id}'" in capsys.readouterr().err
 
 
@@ -129,7 +130,8 @@ def test_bad_overrides_are_bad_input(sms: str, recorded: RunRecord, capsys: Capt
 
 
 def test_an_unknown_run(capsys: Capture) -> None:
-    assert main(["replay", "0123abcd"]) == 1
+    Store.open().close()  # the store is there: the run is what is unknown
+    assert main(["replay", "0123abcd"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("agent-inspector: error: no run '0123abcd' in ")
     assert err.count("\n") == 1

@@ -219,11 +219,12 @@ def test_a_run_whose_files_are_gone_is_a_row_error_in_the_matrix(
     [
         ([], 2, "revalidate: give a RUN_ID or --scenario NAME (one of them)"),
         (["abc", "--scenario", "sms"], 2, "revalidate: give a RUN_ID or --scenario NAME"),
-        (["0123abcd"], 1, "no run '0123abcd' in "),
-        (["--scenario", "nothing"], 1, "no recorded run of scenario 'nothing' in "),
+        (["0123abcd"], 2, "no run '0123abcd' in "),
+        (["--scenario", "nothing"], 2, "no recorded run of scenario 'nothing' in "),
     ],
 )
 def test_bad_arguments(capsys: Capture, args: list[str], code: int, message: str) -> None:
+    Store.open().close()  # the store is there: the run or scenario is what is unknown
     assert main(["revalidate", *args]) == code
     err = capsys.readouterr().err
     assert err.startswith(f"agent-inspector: error: {message}") and err.count("\n") == 1
