@@ -2,7 +2,8 @@
 statistics (docs/sweeps.md). ``sweep --resume SWEEP_ID`` runs only the missing runs.
 
 Exit codes: 0 when the sweep ran to its end, 1 when it was cancelled (Ctrl+C; finished runs are
-kept), 2 for bad input (a bad grid: one line naming the arm, field and value).
+kept), 2 for bad input (a bad grid: one line naming the arm, field and value; a ``--resume`` id
+the store does not hold, or no store there).
 """
 
 from __future__ import annotations
