@@ -61,10 +61,22 @@ def release_run(run: LiveRun) -> None:
     candidates: list[Any] = [run.finals, run.steps]
     if run.record is not None:
         candidates += [run.record.steps, run.record.transcript]
-    for items in candidates:  # RELEASE_BUILT steps a slice (5,000 held the GIL ~40 ms), with
-        while type(items) is list and items:  # a pause between two: the UI thread takes it
+    for items in candidates:
+        if type(items) is list:
+            release_items(items)
+
+
+def release_items(items: list[Any] | dict[Any, Any]) -> None:
+    """Empties ``items``, which nothing else holds, ``RELEASE_BUILT`` entries a slice with a
+    pause between two (the UI thread takes the GIL then): for a worker thread. 5,000 steps
+    freed at once held the GIL ~40 ms, 100,000 run summaries ~40 ms."""
+    while items:
+        if isinstance(items, list):
             del items[-RELEASE_BUILT:]
-            time.sleep(RELEASE_PAUSE_S)
+        else:
+            for _ in range(min(RELEASE_BUILT, len(items))):
+                items.popitem()
+        time.sleep(RELEASE_PAUSE_S)
 
 
 def load_light_run(path: Path, run_id: str, min_steps: int | None = None) -> LiveRun | None:

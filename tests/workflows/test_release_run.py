@@ -79,3 +79,11 @@ def test_a_light_runs_built_steps_are_dropped_a_slice_at_a_time(
     # the bodies: one slice; each sequence's slices from the end, 4 a slice: 19-22, 3-6 and
     # 0-2 hold built steps, 15-18, 11-14 and 7-10 none
     assert len(pauses) == 1 + 3 + 3
+
+
+def test_release_items_empties_a_list_and_a_dict_a_slice_at_a_time() -> None:
+    items = list(range(1_001))
+    cells = {n: (str(n),) for n in range(1_001)}
+    runs.release_items(items)
+    runs.release_items(cells)
+    assert items == [] and cells == {}

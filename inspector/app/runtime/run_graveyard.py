@@ -20,11 +20,11 @@ from __future__ import annotations
 import sys
 import time
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
+from inspector.app.runtime.releaser import releaser
 from inspector.core.lazy_steps import light_steps
 from inspector.core.live import LiveRun
 from inspector.workflows.runs import release_run
@@ -34,14 +34,6 @@ CHUNK = 100  # items dropped between two looks at the clock
 PATIENCE = 200  # turns a run may still be held elsewhere before it is let go untouched
 NEXT_TURN_MS = 1  # a 0 ms timer would run before the paint it must not join
 _ALONE = 3  # sys.getrefcount of an object only its holder refers to (holder, a local, the call)
-_RELEASER: ThreadPoolExecutor | None = None  # frees light runs off the UI thread
-
-
-def _releaser() -> ThreadPoolExecutor:
-    global _RELEASER
-    if _RELEASER is None:
-        _RELEASER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="release")
-    return _RELEASER
 
 
 class RunGraveyard(QObject):
@@ -92,7 +84,7 @@ class RunGraveyard(QObject):
                 return True  # still held: its last holder frees it
             if light_steps(run) is not None:  # the worker's reference is its last one
                 self._runs.popleft()
-                _releaser().submit(release_run, run)
+                releaser().submit(release_run, run)
                 return True
             self._lists = _lists_of(run)
         if self._lists:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import weakref
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 
+from inspector.app.library import runs_item_model
 from inspector.app.library.runs_item_model import (
     COLUMNS,
     RUN_ID_ROLE,
@@ -17,6 +20,7 @@ from inspector.app.library.runs_item_model import (
     started_text,
 )
 from inspector.app.library.scenarios_item_model import REF_ROLE, ScenariosItemModel
+from inspector.app.runtime import releaser
 from tests.helpers.runs import run_summary as _summary
 
 
@@ -174,3 +178,31 @@ def test_a_run_starting_while_the_list_is_shown_in_chunks(qtbot: object) -> None
     assert model.rowCount() == 11 and model.run(0).run_id == "new" and changed == []
     qtbot.waitUntil(lambda: not model.listing)  # type: ignore[attr-defined]
     assert model.rowCount() == 26 and model.run(model.row_of("r020")).status == "failed"
+
+
+def test_a_new_listing_hands_the_old_one_to_the_releasing_worker(
+    qtbot: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """100,000 summaries freed inside ``set_runs`` held the UI thread ~40 ms: the old list,
+    its cells and its index go to the worker that frees them a slice at a time."""
+    model = RunsItemModel()
+    first = [_summary(f"r{n:03d}") for n in range(300)]
+    kept = [weakref.ref(run) for run in first]
+    model.set_runs(first)
+    model.index(0, 1).data()  # a row's cells made
+    del first
+    handed: list[object] = []
+    monkeypatch.setattr(runs_item_model, "release_soon", handed.append)
+    model.set_runs([_summary("new")])
+    assert all(ref() is not None for ref in kept)  # not freed on this thread
+    old_runs = next(items for items in handed if isinstance(items, list))
+    assert {id(ref()) for ref in kept} == {id(run) for run in old_runs}
+    assert any(isinstance(items, dict) and items for items in handed)  # the cells, the index
+    assert model.rowCount() == 1 and model.run(0).run_id == "new"
+    monkeypatch.undo()
+    for items in handed:
+        assert isinstance(items, list | dict)
+        releaser.release_soon(items)
+    del handed, old_runs, items
+    releaser.releaser().submit(lambda: None).result(timeout=10)  # the worker's queue drained
+    assert all(ref() is None for ref in kept)
