@@ -221,15 +221,14 @@ def steps(
     texts = texts or TextReader(conn)
     rows = conn.execute(
         "SELECT idx, attempt, status, frame, msg_keep, msg_added, raw_frame, raw_keep,"
-        f" raw_added, raw_response, {'NULL' if reuse else 'body'}, forced FROM steps"
+        f" raw_added, raw_response, {'body' if reuse is None else 'NULL'}, forced FROM steps"
         " WHERE run_id = ? ORDER BY idx",
         (run_id,),
     ).fetchall()
-    bodies_of: list[Any] = [r[10] for r in rows]
-    if reuse is not None:  # the light read's bodies: a body stored as JSON text, or resolved
-        bodies_of = reuse.bodies
-        if len(bodies_of) != len(rows):  # not this read's steps: read as without it
-            bodies_of = [b for (b,) in conn.execute(_BODIES, (run_id,))]
+    # The light read's bodies (a body stored as JSON text, or resolved), else the rows'
+    bodies_of: list[Any] = [r[10] for r in rows] if reuse is None else reuse.bodies
+    if reuse is not None and len(bodies_of) != len(rows):  # not this run's: read as without
+        reuse, bodies_of = None, [b for (b,) in conn.execute(_BODIES, (run_id,))]
     added: list[list[str]] = json_lists([r[5] for r in rows])
     raw_added: list[list[str]] = json_lists([r[8] or "[]" for r in rows])
     bodies = _added_bodies(conn, run_id, "msg_added")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from inspector.core.errors import InspectorError
-from inspector.core.lazy_steps import LightRecordNotDumped, LightRunRecord, StepRows
+from inspector.core.lazy_steps import LightParts, LightRecordNotDumped, LightRunRecord, StepRows
 from inspector.core.live import LiveStep
 from inspector.core.records import RunRecord, Step
 from inspector.reports.record_json import write_record_json
@@ -164,6 +164,17 @@ def test_released_light_steps_give_nothing_to_reuse(store: Store) -> None:
     assert light is not None and isinstance(light.steps, StepRows)
     light.steps.release()
     assert light.steps.parts() is None
+
+
+def test_parts_that_are_not_the_runs_are_not_reused(store: Store) -> None:
+    """Bodies of another step count: the bodies and the verdicts are read as without them."""
+    record = store_saved(store, every_shape())
+    assert any(step.verdicts for step in record.steps)
+    light = store.load_light(record.run_id)
+    assert light is not None and isinstance(light.steps, StepRows)
+    parts = light.steps.parts()
+    assert parts is not None
+    assert store.load(record.run_id, LightParts(parts.bodies[:-1], {})) == store.load(record.run_id)
 
 
 def test_a_step_that_is_not_there_is_one_line(store: Store) -> None:
