@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar, cast, overload
 
 from inspector.core.errors import InspectorError
 from inspector.core.live import LiveRun, LiveStep
-from inspector.core.records import RunRecord, Step
+from inspector.core.records import RunRecord, Step, Verdict
 
 T = TypeVar("T")
 
@@ -86,7 +87,8 @@ class StepRows(BuiltWhenRead[Step]):
     the steps with verdicts, feedback, a forced request or an error; ``notes``: per step, how
     many notes it has when the store could count them (-1: counted from the built step; empty:
     none counted); ``slowest``: the largest latency (0 when none); ``held``: the list ``build``
-    reads from, emptied by ``release``."""
+    reads from, emptied by ``release``; ``verdicts``: the run's verdicts by step index, as
+    ``build`` attaches them (``parts``: the whole read of the run reuses both)."""
 
     def __init__(
         self,
@@ -98,6 +100,7 @@ class StepRows(BuiltWhenRead[Step]):
         held: list[Any] | None = None,
         sizes: array[int] | None = None,
         notes: array[int] | None = None,
+        verdicts: Mapping[int, list[Verdict]] | None = None,
     ) -> None:
         super().__init__(len(attempts))
         self.attempts, self.cleared, self.noted, self.slowest = attempts, cleared, noted, slowest
@@ -106,6 +109,7 @@ class StepRows(BuiltWhenRead[Step]):
         self._whole: set[int] = set()
         self.sizes = sizes if sizes is not None else array("q")  # messages per request
         self.notes = notes if notes is not None else array("q")
+        self.verdicts = verdicts
 
     def note_count(self, position: int) -> int:
         """Step ``position``'s (0-based) note count as the store counted it; -1: unknown
@@ -129,6 +133,13 @@ class StepRows(BuiltWhenRead[Step]):
         """How many stored bodies are still held (tests: ``release`` emptied them)."""
         return len(self._held)
 
+    def parts(self) -> LightParts | None:
+        """What the whole read of this run can take from the light read instead of reading
+        and validating it again (None: the bodies were released, or no verdicts were kept)."""
+        if self.verdicts is None or len(self._held) != len(self._items):
+            return None
+        return LightParts(list(self._held), self.verdicts)
+
     def put(self, step: Step) -> None:
         """``step``, read whole (``Store.load_step``), replaces its light one."""
         self._items[step.index - 1] = step
@@ -142,6 +153,19 @@ class StepRows(BuiltWhenRead[Step]):
     def whole(self, index: int) -> bool:
         """Whether step ``index`` (1-based) was read whole (``put``)."""
         return index in self._whole
+
+
+@dataclass(frozen=True)
+class LightParts:
+    """What a run's light read produced that its whole read reuses (``Store.load(run_id,
+    reuse)``): each step's stored body as the light read holds it (its JSON text, or the dict
+    with its large texts resolved, left as it is; the list is a copy, which the read empties)
+    and the run's verdicts by step index (read-only: each step gets a list of its own).
+    Reading and validating the verdicts again was ~50-70 ms of the whole read's GIL-holding
+    CPU beside a 10,000-attempt run's first paint."""
+
+    bodies: list[Any]
+    verdicts: Mapping[int, list[Verdict]]
 
 
 class LazyLiveSteps(BuiltWhenRead[LiveStep]):
@@ -222,6 +246,14 @@ def put_whole(run: LiveRun, step: Step) -> bool:
         return False
     steps.put(step)
     return True
+
+
+def light_parts(run: LiveRun) -> LightParts | None:
+    """What the whole read of the light ``run`` can reuse (``StepRows.parts``); None: ``run``
+    is not light, or its light read kept nothing to reuse. On the thread that shows ``run``,
+    before the whole read starts: the bodies are copied out of what ``release`` empties."""
+    rows = light_rows(run)
+    return rows.parts() if rows is not None else None
 
 
 def light_steps(run: LiveRun) -> LazyLiveSteps | None:

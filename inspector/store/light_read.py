@@ -105,7 +105,7 @@ def load_light(
     data = texts.loads(record_json)
     data["steps"], data["transcript"] = [], []
     record = LightRunRecord.model_validate(data)
-    light_steps = StepRows(attempts, cleared, noted, slowest, build, bodies, sizes, notes)
+    light_steps = StepRows(attempts, cleared, noted, slowest, build, bodies, sizes, notes, verdicts)
     record.__dict__["steps"] = light_steps
     return record
 

@@ -21,6 +21,7 @@ from pydantic import BaseModel, TypeAdapter
 from inspector.core.events import (
     RunStarted,
 )
+from inspector.core.lazy_steps import LightParts
 from inspector.core.messages import Message
 from inspector.core.records import (
     Budgets,
@@ -119,8 +120,12 @@ def resolve(conn: sqlite3.Connection, path: Path, run_id: str) -> str:
 
 
 @collector_paused
-def load(conn: sqlite3.Connection, path: Path, run_id: str) -> RunRecord:
-    return _load(conn, path, resolve(conn, path, run_id))
+def load(
+    conn: sqlite3.Connection, path: Path, run_id: str, reuse: LightParts | None = None
+) -> RunRecord:
+    """``reuse``: what the run's light read produced (its step bodies and verdicts), taken
+    instead of read and validated again."""
+    return _load(conn, path, resolve(conn, path, run_id), reuse=reuse)
 
 
 def _load(
@@ -130,9 +135,12 @@ def _load(
     loaded: list[Step] | None = None,
     texts: TextReader | None = None,
     parsed: dict[str, Message] | None = None,
+    *,
+    reuse: LightParts | None = None,
 ) -> RunRecord:
     """The record of ``run_id`` (a full id); ``loaded``: its steps, when already read (with
-    ``texts``, and ``parsed``: the messages read with them, the transcript's included)."""
+    ``texts``, and ``parsed``: the messages read with them, the transcript's included);
+    ``reuse``: what its light read produced (``steps``)."""
     status, record_json, transcript_json = conn.execute(
         "SELECT status, record, transcript FROM runs WHERE run_id = ?", (run_id,)
     ).fetchone()
@@ -146,7 +154,7 @@ def _load(
     # One parse per distinct message, shared by the steps' requests and the transcript.
     if loaded is None:
         parsed = {}
-        loaded = steps(conn, run_id, parsed, also=transcript, texts=texts)
+        loaded = steps(conn, run_id, parsed, also=transcript, texts=texts, reuse=reuse)
     elif parsed is None:
         parsed = parse_messages(read_bodies(conn, "messages", set(transcript)), texts)
     data["steps"] = loaded
@@ -193,6 +201,7 @@ def steps(
     *,
     also: Iterable[str] = (),
     texts: TextReader | None = None,
+    reuse: LightParts | None = None,
 ) -> list[Step]:
     """Every step of the run in order; a row still pending comes back ``pending``.
 
@@ -205,13 +214,21 @@ def steps(
     The per-step work is done in bulk where it can be (docs/store.md, "Reading fast"): the
     message-hash lists are one JSON parse, the step bodies and messages are validated
     ``BATCH`` at a time from their stored JSON by pydantic-core (no ``json.loads`` first), and
-    each request is built from its frame's template without validating it again."""
+    each request is built from its frame's template without validating it again.
+
+    ``reuse``: the run's light read (``LightParts``): its step bodies are not fetched again
+    and its verdicts not read again (each step gets a list of its own of them)."""
     texts = texts or TextReader(conn)
     rows = conn.execute(
         "SELECT idx, attempt, status, frame, msg_keep, msg_added, raw_frame, raw_keep,"
-        " raw_added, raw_response, body, forced FROM steps WHERE run_id = ? ORDER BY idx",
+        f" raw_added, raw_response, {'body' if reuse is None else 'NULL'}, forced FROM steps"
+        " WHERE run_id = ? ORDER BY idx",
         (run_id,),
     ).fetchall()
+    # The light read's bodies (a body stored as JSON text, or resolved), else the rows'
+    bodies_of: list[Any] = [r[10] for r in rows] if reuse is None else reuse.bodies
+    if reuse is not None and len(bodies_of) != len(rows):  # not this run's: read as without
+        reuse, bodies_of = None, [b for (b,) in conn.execute(_BODIES, (run_id,))]
     added: list[list[str]] = json_lists([r[5] for r in rows])
     raw_added: list[list[str]] = json_lists([r[8] or "[]" for r in rows])
     bodies = _added_bodies(conn, run_id, "msg_added")
@@ -224,15 +241,17 @@ def steps(
     frames = {
         h: texts.loads(b) for h, b in read_bodies(conn, "frames", _frame_hashes(rows)).items()
     }
-    verdicts = read_verdicts(conn, run_id, texts)
-    validated = _validated_bodies([r[10] for r in rows])
+    verdicts = read_verdicts(conn, run_id, texts) if reuse is None else reuse.verdicts
+    validated = _validated_bodies(bodies_of)
     requests: dict[str, StepRequest] = {}
     out: list[Step] = []
     shared: list[Message] = []  # the longest history so far; each request is a prefix of it
     # The raw bodies' wire messages alike: the previous step's are ``raw_shared[:raw_n]``.
     raw_shared: list[Any] = []
     raw_n = 0
-    for row, hashes, raw_hashes, step in zip(rows, added, raw_added, validated, strict=True):
+    for row, hashes, raw_hashes, step, stored in zip(
+        rows, added, raw_added, validated, bodies_of, strict=True
+    ):
         index, attempt, status, frame, keep = row[0], row[1], row[2], row[3], row[4]
         if keep < len(shared):  # a step that drops messages: a list of its own from here on
             shared = shared[:keep]
@@ -254,7 +273,7 @@ def steps(
                 request=raw_request(frames[row[6]], SharedPrefix(raw_shared, raw_n)),
                 response=texts.loads(row[9]) if row[9] is not None else None,
             )
-        step_verdicts = verdicts.get(index, [])
+        step_verdicts = list(verdicts.get(index, ()))
         if step is not None:  # validated from its JSON with a stand-in request: the real parts
             fields = step.__dict__
             fields["request"], fields["verdicts"], fields["raw"] = request, step_verdicts, raw
@@ -262,14 +281,19 @@ def steps(
             out.append(step)
         else:
             body: dict[str, Any]
-            if row[10] is None:
+            if stored is None:
                 body = pending_body(index, attempt, status, row[11])
+            elif isinstance(stored, dict):  # resolved by the light read: its dict left as is
+                body = dict(stored)
             else:  # large texts referenced: resolved first
-                body = texts.loads(row[10])
+                body = texts.loads(stored)
             body.update(request=request, verdicts=step_verdicts, raw=raw)
             out.append(Step.model_validate(body))
-    let_go(rows, added, raw_added, validated, bodies)
+    let_go(rows, added, raw_added, validated, bodies, bodies_of)
     return out
+
+
+_BODIES = "SELECT body FROM steps WHERE run_id = ? ORDER BY idx"
 
 
 def raw_continued(shared: list[Any], length: int, keep: int, new: list[Any]) -> list[Any]:
@@ -329,12 +353,13 @@ def json_lists(values: list[str]) -> list[Any]:
     return out
 
 
-def _validated_bodies(bodies: list[str | None]) -> list[Step | None]:
+def _validated_bodies(bodies: list[Any]) -> list[Step | None]:
     """Each stored step body validated as a ``Step`` straight from its JSON, ``BATCH`` at a
-    time; ``None`` where it cannot be (a pending row, large texts to resolve first)."""
+    time; ``None`` where it cannot be (a pending row, large texts to resolve first, a body
+    the light read resolved already: a dict)."""
     out: list[Step | None] = [None] * len(bodies)
     plain = [
-        (n, b) for n, b in enumerate(bodies) if b is not None and b.endswith("}") and not marked(b)
+        (n, b) for n, b in enumerate(bodies) if type(b) is str and b.endswith("}") and not marked(b)
     ]
     for at in range(0, len(plain), BATCH):
         chunk = plain[at : at + BATCH]

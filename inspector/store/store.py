@@ -12,6 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from inspector.core.lazy_steps import LightParts
 from inspector.core.records import RunRecord, Step
 from inspector.locations import resolve_db_path
 from inspector.store import event_rows, light_read, reader
@@ -153,11 +154,12 @@ class Store:
         with self._reading("the run list"):
             return reader.summaries(self._conn, scenario=scenario, limit=limit)
 
-    def load(self, run_id: str) -> RunRecord:
-        """The full record of ``run_id`` (or a unique prefix of it)."""
+    def load(self, run_id: str, reuse: LightParts | None = None) -> RunRecord:
+        """The full record of ``run_id`` (or a unique prefix of it). ``reuse``: what the run's
+        light read produced (``StepRows.parts``: its step bodies and verdicts), not read again."""
         with self._reading(f"run {run_id}"):
             try:
-                return reader.load(self._conn, self.path, run_id)
+                return reader.load(self._conn, self.path, run_id, reuse)
             except reader.RunStillRecording:
                 if self.read_only is None:
                     raise

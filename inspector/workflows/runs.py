@@ -15,6 +15,7 @@ from typing import Any
 from inspector.core.lazy_steps import (
     RELEASE_BUILT,
     RELEASE_PAUSE_S,
+    LightParts,
     light_rows,
     light_run,
     light_steps,
@@ -34,12 +35,13 @@ def events_or_rebuilt(store: Store, record: RunRecord) -> tuple[list[TimedEvent]
     return events_from_record(record), True
 
 
-def load_stored_run(path: Path, run_id: str) -> LiveRun:
+def load_stored_run(path: Path, run_id: str, reuse: LightParts | None = None) -> LiveRun:
     """Run ``run_id`` folded into a ``LiveRun`` for the views. A run another process is still
-    recording: what it has so far."""
+    recording: what it has so far. ``reuse``: what the light read of the run shown produced
+    (``lazy_steps.light_parts``), taken instead of read again."""
     with Store.open(path) as store:
         try:
-            return LiveRun.from_record(store.load(run_id))
+            return LiveRun.from_record(store.load(run_id, reuse))
         except RunStillRecording:
             partial = LiveRun()
             for stored in store.events(run_id):

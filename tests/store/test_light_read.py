@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from inspector.core.errors import InspectorError
-from inspector.core.lazy_steps import LightRecordNotDumped, LightRunRecord, StepRows
+from inspector.core.lazy_steps import LightParts, LightRecordNotDumped, LightRunRecord, StepRows
 from inspector.core.live import LiveStep
 from inspector.core.records import RunRecord, Step
 from inspector.reports.record_json import write_record_json
 from inspector.reports.step_notes import note_count
-from inspector.store import RunNotFound, Store
+from inspector.store import RunNotFound, Store, reader
 from inspector.store.light_read import DAMAGED_STEP, STAND_IN_REQUEST
 from inspector.store.writer import RUNNING
 from tests.store.conftest import OFFLINE_DEMOS, record_demo
@@ -127,6 +127,54 @@ def test_each_step_read_alone_is_the_step_load_reads(store: Store, name: str) ->
             alone = store.load_step(record.run_id[:8], step.index)
             assert alone == step
             assert alone.model_dump_json() == step.model_dump_json()
+
+
+@pytest.mark.parametrize("name", ["every shape", "varied", "demos"])
+def test_the_whole_read_reusing_the_light_one_is_the_whole_read(
+    store: Store, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Store.load(run_id, reuse)`` takes the light read's step bodies (texts, and dicts
+    where large texts were resolved) and verdicts instead of reading them again: the record
+    is the one ``load`` reads, each step's verdicts a list of its own."""
+    if name == "demos":
+        records = [record_demo(store, demo)[0] for demo in OFFLINE_DEMOS]
+    else:
+        records = [store_saved(store, every_shape() if name == "every shape" else varied_turn(23))]
+    read_again: list[str] = []
+    for record in records:
+        whole = store.load(record.run_id)
+        light = store.load_light(record.run_id)
+        assert light is not None and isinstance(light.steps, StepRows)
+        reuse = light.steps.parts()
+        assert reuse is not None and len(reuse.bodies) == len(whole.steps)
+        monkeypatch.setattr(reader, "read_verdicts", lambda *a: read_again.append("read") or {})
+        reused = store.load(record.run_id, reuse)
+        monkeypatch.undo()
+        assert read_again == []
+        assert reused == whole
+        assert reused.model_dump_json() == whole.model_dump_json()
+        held = [light.steps[n].verdicts for n in range(len(light.steps))]
+        for step, light_verdicts in zip(reused.steps, held, strict=True):
+            assert step.verdicts is not light_verdicts
+        assert light.steps.held() == len(whole.steps)  # the light run's bodies left as they were
+
+
+def test_released_light_steps_give_nothing_to_reuse(store: Store) -> None:
+    light = store.load_light(store_saved(store, varied_turn(9)).run_id)
+    assert light is not None and isinstance(light.steps, StepRows)
+    light.steps.release()
+    assert light.steps.parts() is None
+
+
+def test_parts_that_are_not_the_runs_are_not_reused(store: Store) -> None:
+    """Bodies of another step count: the bodies and the verdicts are read as without them."""
+    record = store_saved(store, every_shape())
+    assert any(step.verdicts for step in record.steps)
+    light = store.load_light(record.run_id)
+    assert light is not None and isinstance(light.steps, StepRows)
+    parts = light.steps.parts()
+    assert parts is not None
+    assert store.load(record.run_id, LightParts(parts.bodies[:-1], {})) == store.load(record.run_id)
 
 
 def test_a_step_that_is_not_there_is_one_line(store: Store) -> None:

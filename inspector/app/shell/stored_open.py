@@ -11,7 +11,6 @@ or one still recording, is read whole once, as before.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -29,13 +28,18 @@ from inspector.app.timeline.timeline_view import TimelineView
 from inspector.app.validators.validators_panel import ValidatorsPanel
 from inspector.app.widgets.message_bar import MessageBar
 from inspector.core.errors import InspectorError
-from inspector.core.lazy_steps import light_rows, light_steps, put_whole
+from inspector.core.lazy_steps import LightParts, light_parts, light_rows, light_steps, put_whole
 from inspector.core.live import LiveRun
 from inspector.reports.request_marks import FailureIndex
 from inspector.store import Store
 from inspector.workflows.runs import load_light_run, load_step, release_run
 
-Read = Callable[[Path, str], LiveRun]
+
+class Read(Protocol):
+    """The whole read and fold of a stored run (``workflows.runs.load_stored_run``); ``reuse``:
+    what the light read of the run shown produced, not read again."""
+
+    def __call__(self, path: Path, run_id: str, reuse: LightParts | None = None, /) -> LiveRun: ...
 
 
 class StoredRunWindow(Protocol):
@@ -91,9 +95,10 @@ async def fill(window: StoredRunWindow, run: LiveRun, read: Read) -> None:
     """Reads ``run`` (shown from its light read) whole and puts the full steps in place, if it
     is still the run shown when they arrive."""
     loop = asyncio.get_running_loop()
+    reuse = light_parts(run)  # the light read's bodies and verdicts: not read again
     try:
         with collection_held():
-            full = await loop.run_in_executor(None, read, window.store.path, run.run_id)
+            full = await loop.run_in_executor(None, read, window.store.path, run.run_id, reuse)
             failures, attempts = await loop.run_in_executor(None, indexes_of, full)
     except InspectorError as exc:
         if window.focus.shown is run and window.focus.loading is None:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QStyle,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -134,7 +135,7 @@ class TimelineView(QWidget):
         vertical = table.verticalHeader()
         vertical.setVisible(False)
         vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        vertical.setDefaultSectionSize(table.fontMetrics().height() + 10)
+        vertical.setDefaultSectionSize(_row_height(table))
         horizontal = table.horizontalHeader()
         horizontal.setHighlightSections(False)
         horizontal.setStretchLastSection(False)
@@ -293,6 +294,10 @@ class TimelineView(QWidget):
         if watched is self.table and event.type() == QEvent.Type.Resize:
             assert isinstance(event, QResizeEvent)
             self._fit_columns(event.size().width())
+        elif watched is self.table and event.type() == QEvent.Type.FontChange:
+            # rows as tall, and the step numbers as wide, as the new font makes them
+            self.table.verticalHeader().setDefaultSectionSize(_row_height(self.table))
+            self._widen_step_column()
         elif (
             watched is self.table.viewport()
             and event.type() == QEvent.Type.MouseButtonRelease
@@ -346,7 +351,14 @@ class TimelineView(QWidget):
         if digits <= self._step_digits:
             return
         self._step_digits = digits
-        table = self.table
+        self._widen_step_column()
+
+    def _widen_step_column(self) -> None:
+        """Widens ``#`` to show ``_step_digits`` digits whole in the table's font now (a larger
+        font, the user's or the system's, needs more room); never narrows it."""
+        digits, table = self._step_digits, self.table
+        if not digits:
+            return
         # TimelineDelegate.text_margin's rule (QCommonStyle's), without an item's option
         margin = table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table)
         # unrounded: QFontMetrics rounds a digit's 11.44 px to 11, short by 2 px in five
@@ -398,3 +410,8 @@ class TimelineView(QWidget):
             parts.append(f"{cleared} cleared")
         self.summary.setText(" · ".join(parts))
         self._update_hidden_line()
+
+
+def _row_height(table: QTableView) -> int:
+    """A timeline row's height in the table's font."""
+    return table.fontMetrics().height() + 10

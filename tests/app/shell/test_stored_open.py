@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from inspector.app.detail.attempts_view import LOADING
 from inspector.app.detail.model_saw import WHOLE_LATER
 from inspector.app.shell.main_window import MainWindow
+from inspector.core.lazy_steps import LightParts
 from inspector.core.live import LiveRun
 from inspector.store import Store
 from inspector.workflows import runs
@@ -31,9 +32,9 @@ def gated(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     gate = threading.Event()
     real = main_window.load_stored_run
 
-    def gated_read(path: Path, run_id: str) -> LiveRun:
+    def gated_read(path: Path, run_id: str, reuse: LightParts | None = None) -> LiveRun:
         gate.wait(timeout=30)
-        return real(path, run_id)
+        return real(path, run_id, reuse)
 
     monkeypatch.setattr(main_window, "load_stored_run", gated_read)
     return gate
@@ -83,7 +84,7 @@ def test_a_run_whose_full_read_fails_ends_on_the_one_line_error(
     from inspector.app.shell import main_window
     from inspector.store import StoreUnusable
 
-    def damaged(path: Path, run_id: str) -> LiveRun:
+    def damaged(path: Path, run_id: str, reuse: LightParts | None = None) -> LiveRun:
         gated.wait(timeout=30)
         raise StoreUnusable(f"{path}: damaged store: cannot read run {run_id}")
 
@@ -386,3 +387,28 @@ def test_a_light_run_dropped_before_its_full_read_is_freed_off_the_ui_thread(
     gated.set()
     qtbot.waitUntil(lambda: gone() is None and len(freed_on) == len(record.steps), timeout=10_000)
     assert set(freed_on) == {False}
+
+
+def test_the_whole_read_reuses_what_the_light_read_produced(
+    window: MainWindow, store: Store, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fill hands the whole read the light read's step bodies and verdicts
+    (``LightParts``), so the worker beside the first paint does not read them again."""
+    from inspector.app.shell import main_window
+
+    monkeypatch.setattr(runs, "LIGHT_FROM", 0)
+    real = main_window.load_stored_run
+    given: list[LightParts | None] = []
+
+    def read(path: Path, run_id: str, reuse: LightParts | None = None) -> LiveRun:
+        given.append(reuse)
+        return real(path, run_id, reuse)
+
+    monkeypatch.setattr(main_window, "load_stored_run", read)
+    record = every_shape()
+    store.save(record)
+    window.show_stored_run(record.run_id)
+    qtbot.waitUntil(lambda: window.shown is not None and not window.shown.light, timeout=10_000)
+    assert len(given) == 1 and given[0] is not None
+    assert len(given[0].verdicts) == len({s.index for s in record.steps if s.verdicts})
+    assert window.shown.record == store.load(record.run_id)

@@ -318,6 +318,29 @@ def test_step_numbers_read_whole_as_a_long_run_gains_digits(qtbot: QtBot) -> Non
     assert whole(view, 10_000)
 
 
+@pytest.mark.parametrize("whose", ["table", "view"])
+def test_step_numbers_read_whole_after_the_font_grows(qtbot: QtBot, whose: str) -> None:
+    """A larger font (the table's own, or the view's, which the table inherits) widens
+    ``#`` again: the 12,345 steps' numbers fitted to the old font were elided ("12…"). The
+    rows grow with it, as tall as the view makes them for its font at the start."""
+    from tests.app.timeline.test_row_painter import long_run
+
+    view = make_view(qtbot, long_run(12_345))
+    narrow = view.table.columnWidth(Column.STEP)
+    font = QFont(view.table.font())
+    font.setPointSizeF(font.pointSizeF() * 2)
+    shorter = view.table.rowHeight(0)
+    (view.table if whose == "table" else view).setFont(font)
+    assert view.table.font().pointSizeF() == font.pointSizeF()
+    assert view.table.rowHeight(0) == view.table.fontMetrics().height() + 10 > shorter
+    margin = view.delegate.text_margin(row_painter._options(view.table)[0])
+    inner = view.table.columnWidth(Column.STEP) - 2 * margin
+    metrics = view.table.fontMetrics()
+    assert inner + 2 * margin > narrow
+    for step in ("12345", "10000"):
+        assert metrics.elidedText(step, Qt.TextElideMode.ElideRight, inner) == step
+
+
 @pytest.mark.parametrize("pixels", [10, 18])
 def test_step_numbers_read_whole_where_a_digits_advance_is_fractional(
     qtbot: QtBot, pixels: int
