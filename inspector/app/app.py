@@ -18,8 +18,10 @@ from inspector.app.runtime.runner import InspectorEventLoop
 from inspector.app.shell.main_window import MainWindow
 from inspector.app.shell.welcome import is_first_run
 from inspector.app.widgets.icons import app_icon
+from inspector.core.errors import ScenarioError
 from inspector.core.records import RunRecord
 from inspector.locations import window_state_file
+from inspector.resources import DEMO_PREFIX, demo_path
 from inspector.store import Store, resolve_db_path
 
 WINDOW_SIZE = (1400, 900)
@@ -83,7 +85,7 @@ class _Headless:
         elif self.window.library.select_scenario(scenario):
             self.window.run_turn()
         else:
-            QTimer.singleShot(0, lambda: self._end(None, f"{scenario}: no such scenario"))
+            QTimer.singleShot(0, lambda: self._end(None, _unknown(scenario)))
 
     def _finished(self, record: RunRecord) -> None:
         self.record = record
@@ -109,6 +111,16 @@ class _Headless:
             return  # its cost comes from the pricing thread: not "cost …" in the picture
         self.code = self.done(record, problem)
         self.exit(self.code)
+
+
+def _unknown(scenario: str) -> str:
+    """Why ``scenario`` is not listed: a demo's line names the demos there are, as ``run``'s."""
+    if scenario.startswith(DEMO_PREFIX):
+        try:
+            demo_path(scenario.removeprefix(DEMO_PREFIX))
+        except ScenarioError as exc:
+            return str(exc)
+    return f"{scenario}: no such scenario"
 
 
 def _screenshot_done(window: MainWindow, path: str) -> Callable[[RunRecord | None, str], int]:

@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 from inspector.app.app import _Headless, save_screenshot
 from inspector.app.shell.main_window import MainWindow
 from inspector.core.records import RunRecord
+from inspector.resources import demo_names
 
 OFFLINE_DEMOS = [
     "retry-feedback",
@@ -105,3 +106,14 @@ def test_a_screenshot_shows_the_whole_run_and_its_cost(
     assert seen["status"] == record.status == "succeeded"
     assert seen["steps"] == len(record.steps)
     assert "$0.000040" in str(seen["facts"]), seen["facts"]
+
+
+def test_an_unknown_demo_names_the_demos_there_are(window: MainWindow, qtbot: QtBot) -> None:
+    """``gui demo:nope --screenshot``: the line ``run demo:nope`` says, exit 2."""
+    said: list[str] = []
+    headless = _Headless(window, lambda _record, problem: said.append(problem) or 2)
+    headless.exit = lambda _code: None
+    headless.start("demo:nope")
+    qtbot.waitUntil(lambda: headless.code is not None, timeout=5_000)
+    assert headless.code == 2
+    assert said == [f"demo:nope: no such demo (available: {', '.join(demo_names())})"]
