@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,13 +18,17 @@ from inspector.app.runtime.runner import InspectorEventLoop
 from inspector.app.shell.main_window import MainWindow
 from inspector.app.shell.welcome import is_first_run
 from inspector.app.widgets.icons import app_icon
+from inspector.core.errors import ScenarioError
 from inspector.core.records import RunRecord
 from inspector.locations import window_state_file
+from inspector.resources import DEMO_PREFIX, demo_path
 from inspector.store import Store, resolve_db_path
 
 WINDOW_SIZE = (1400, 900)
 SELF_TEST_SCENARIO = "demo:retry-feedback"
 HEADLESS_TIMEOUT_MS = 60_000
+PRICE_WAIT_S = 10.0  # at most, for the shown run's cost (the price table loads once)
+PRICE_POLL_MS = 20
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 # Said by Qt's offscreen platform on every show(); not a problem of ours.
 _HARMLESS_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",)
@@ -66,11 +71,13 @@ class _Headless:
         self.code: int | None = None
         self.record: RunRecord | None = None
         self.problem = ""
+        self.exit: Callable[[int], object] = QApplication.exit  # ends the app's event loop
         window.runner.finished.connect(self._finished)
         window.runner.failed.connect(self._failed)
         # The runner goes idle after its last signal: the window is complete by then.
         window.runner.busyChanged.connect(self._busy)
         QTimer.singleShot(HEADLESS_TIMEOUT_MS, lambda: self._end(None, "timed out"))
+        self._price_deadline: float | None = None  # set at the first ``_end``
 
     def start(self, scenario: str | None) -> None:
         if scenario is None:
@@ -78,7 +85,7 @@ class _Headless:
         elif self.window.library.select_scenario(scenario):
             self.window.run_turn()
         else:
-            QTimer.singleShot(0, lambda: self._end(None, f"{scenario}: no such scenario"))
+            QTimer.singleShot(0, lambda: self._end(None, _unknown(scenario)))
 
     def _finished(self, record: RunRecord) -> None:
         self.record = record
@@ -93,9 +100,27 @@ class _Headless:
     def _end(self, record: RunRecord | None, problem: str) -> None:
         if self.code is not None:
             return
+        # The run's last events and its end reach the views in slices (EventPacer): all of
+        # them now, or the window is drawn half-way through the run.
+        self.window.pacer.flush()
         QApplication.processEvents()  # let the views take the last events in
+        if self._price_deadline is None:
+            self._price_deadline = time.monotonic() + PRICE_WAIT_S
+        if self.window.timeline.outcome.pricing and time.monotonic() < self._price_deadline:
+            QTimer.singleShot(PRICE_POLL_MS, lambda: self._end(record, problem))
+            return  # its cost comes from the pricing thread: not "cost …" in the picture
         self.code = self.done(record, problem)
-        QApplication.exit(self.code)
+        self.exit(self.code)
+
+
+def _unknown(scenario: str) -> str:
+    """Why ``scenario`` is not listed: a demo's line names the demos there are, as ``run``'s."""
+    if scenario.startswith(DEMO_PREFIX):
+        try:
+            demo_path(scenario.removeprefix(DEMO_PREFIX))
+        except ScenarioError as exc:
+            return str(exc)
+    return f"{scenario}: no such scenario"
 
 
 def _screenshot_done(window: MainWindow, path: str) -> Callable[[RunRecord | None, str], int]:

@@ -13,8 +13,11 @@ if TYPE_CHECKING:
     from inspector.store import Store
 
 NAME = "import"
-HELP = "store an OpenTelemetry trace, Pydantic AI history or OpenAI JSONL log as runs"
-FORMATS = ("auto", "otel", "pydantic-ai", "openai-jsonl")
+HELP = (
+    "store an OpenTelemetry trace, Pydantic AI history, OpenAI JSONL log or an agent-inspector"
+    " JSONL export as runs"
+)
+FORMATS = ("auto", "otel", "pydantic-ai", "openai-jsonl", "inspector-jsonl")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -34,12 +34,12 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
 
     from inspector.core.errors import InspectorError, ScenarioError
     from inspector.core.files import write_atomically
-    from inspector.formats.scenario_from import scenario_dict, scenario_of_record
+    from inspector.formats.scenario_from import scenario_file_data, scenario_of_record
 
     with open_store_for_reading(args.db) as store:
         record = store.load(args.run_id)
     try:
-        data = scenario_dict(record, args.side_effects)
+        data = scenario_file_data(record, args.side_effects)
         scenario_of_record(record, args.side_effects)  # what `run` will check, checked now
     except ValueError as exc:
         raise ScenarioError(f"scenario-from: {exc}") from None

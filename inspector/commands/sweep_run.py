@@ -107,8 +107,10 @@ def export_sweep(
     from inspector.sweeps.render import format_csv, format_html
 
     fmt = args.format or "csv"
-    if fmt == "jsonl":
-        raise ScenarioError("export --format jsonl: a sweep exports as csv, json or html")
+    if getattr(args, "otlp_endpoint", None) is not None:
+        raise ScenarioError("export --otlp-endpoint: a sweep exports as csv, json or html")
+    if fmt not in ("csv", "json", "html"):  # a run's format (jsonl, otel)
+        raise ScenarioError(f"export --format {fmt}: a sweep exports as csv, json or html")
     with open_store_for_reading(args.db) as store:
         report = report_of(store, store.sweep(args.run_id))
     # A second line of defence (a sweep takes no credential): nothing key-shaped leaves.

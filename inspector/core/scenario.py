@@ -316,6 +316,7 @@ def scenario_from_dict(
     overrides = list(overrides or [])
     if not owned:
         data = copy.deepcopy(data)  # never the caller's tables
+    tables = set(data)  # the file's own top-level tables, before the overrides
     data = apply_overrides(data, overrides)
     try:
         scenario = Scenario.model_validate(data)
@@ -326,7 +327,8 @@ def scenario_from_dict(
         for text in reversed(overrides):
             path, _ = parse_override(text)
             key = "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in path).lstrip(".")
-            if where == key or where.startswith((f"{key}.", f"{key}[")):
+            made = where not in tables and key.startswith(f"{where}.")  # a table it made
+            if made or where == key or where.startswith((f"{key}.", f"{key}[")):
                 line += f" (from --set {text})"
                 break
         raise ScenarioError(line) from None

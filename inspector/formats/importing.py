@@ -17,8 +17,15 @@ from inspector.core.errors import ScenarioError
 from inspector.core.records import RunRecord
 from inspector.formats import MALFORMED, why
 
-ImportChoice = Literal["auto", "otel", "pydantic-ai", "openai-jsonl"]
-FORMATS: tuple[ImportChoice, ...] = ("auto", "otel", "pydantic-ai", "openai-jsonl")
+ImportChoice = Literal["auto", "otel", "pydantic-ai", "openai-jsonl", "inspector-jsonl"]
+FORMATS: tuple[ImportChoice, ...] = (
+    "auto",
+    "otel",
+    "pydantic-ai",
+    "openai-jsonl",
+    "inspector-jsonl",
+)
+Detected = Literal["otel", "pydantic-ai", "openai-jsonl", "inspector-jsonl"]
 
 
 MALFORMED_OR_DEEP: tuple[type[Exception], ...] = (
@@ -31,10 +38,12 @@ class ImportFileError(ScenarioError):
     """Bad input (exit 2): ``FILE: where: problem``."""
 
 
-def detect(text: str, data: Any = None) -> Literal["otel", "pydantic-ai", "openai-jsonl"] | None:
+def detect(text: str, data: Any = None) -> Detected | None:
     """The format a file's text is in: a JSON object with ``resourceSpans`` is OTLP/JSON, a JSON
-    list of request/response messages a Pydantic AI history, lines of JSON objects a log.
+    list of request/response messages a Pydantic AI history, lines of JSON objects a log (or
+    this project's own export, by its header line).
     ``data``: the text already parsed (``None``: parsed here, when it parses)."""
+    from inspector.formats.inspector_jsonl_import import is_export
     from inspector.formats.pydantic_ai_import import looks_like_history
 
     stripped = text.lstrip()
@@ -45,7 +54,7 @@ def detect(text: str, data: Any = None) -> Literal["otel", "pydantic-ai", "opena
     if looks_like_history(data):
         return "pydantic-ai"
     if stripped.startswith("{"):
-        return "openai-jsonl"
+        return "inspector-jsonl" if is_export(stripped) else "openai-jsonl"
     return None
 
 
@@ -75,8 +84,8 @@ def import_file(
     chosen = detect(text, data) if fmt == "auto" else fmt
     if chosen is None:
         raise ImportFileError(
-            f"{path}: not OTLP/JSON, a Pydantic AI message history or chat-completions JSONL"
-            " (use --format to say which)"
+            f"{path}: not OTLP/JSON, a Pydantic AI message history, chat-completions JSONL"
+            " or an agent-inspector JSONL export (use --format to say which)"
         )
     try:
         return _parse(chosen, text, label, new_id, data)
@@ -93,6 +102,10 @@ def _parse(
         from inspector.formats.openai_jsonl_import import runs_from_jsonl
 
         return runs_from_jsonl(text, label, new_id)
+    if fmt == "inspector-jsonl":
+        from inspector.formats.inspector_jsonl_import import run_from_export
+
+        return [run_from_export(text)]
     if data is None:  # not JSON (or JSON null): the error says where
         data = _json(text)
     if fmt == "otel":

@@ -22,6 +22,7 @@ from typing import Any
 
 from inspector.core.records import RunRecord, Step, ToolSpec
 from inspector.core.scenario import Scenario, scenario_from_dict
+from inspector.reports.redact import redacted
 
 
 def scenario_dict(record: RunRecord, side_effects: Iterable[str] = ()) -> dict[str, Any]:
@@ -54,6 +55,15 @@ def scenario_dict(record: RunRecord, side_effects: Iterable[str] = ()) -> dict[s
     data["script"] = [_entry(s) for s in record.steps]
     cleaned: dict[str, Any] = _drop_none(data)
     return cleaned
+
+
+def scenario_file_data(record: RunRecord, side_effects: Iterable[str] = ()) -> dict[str, Any]:
+    """``scenario_dict`` for a file (``scenario-from``, Save as scenario): shared like an export,
+    so redacted as the exports are — a key a reply or a prompt held (a model or a server
+    echoing it) is not written into the file. (An imported run's stored ``scenario_source``
+    keeps the text, as the store keeps every text.)"""
+    data: dict[str, Any] = redacted(scenario_dict(record, side_effects))
+    return data
 
 
 def scenario_of_record(record: RunRecord, side_effects: Iterable[str] = ()) -> Scenario:

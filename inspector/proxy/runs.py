@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from inspector.core import credentials
 from inspector.core.events import (
     EventSink,
     ReasoningDelta,
@@ -107,6 +108,7 @@ class Call:
     started: float
     first_byte: float | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)  # recorded, run state updated
+    secrets: tuple[str, ...] = ()  # the credentials the call carries upstream, to scrub
 
 
 class RunBook:
@@ -241,7 +243,12 @@ class RunBook:
         raw: RawExchange,
         partial_text: str = "",
     ) -> None:
-        """The call ended without a whole reply (``error``, or ``cancelled`` by the client)."""
+        """The call ended without a whole reply (``error``, or ``cancelled`` by the client).
+        A credential of the call's own that the upstream's error quotes (a gateway's "Incorrect
+        API key provided: sk-…") is recorded ``[redacted]``, as a run's provider records it."""
+        if call.secrets:
+            error = credentials.scrub(error, call.secrets)
+            raw = RawExchange(request=raw.request, response=_scrubbed(raw.response, call.secrets))
         response = StepResponse(text=partial_text)
         self._ended(call, None)
         self._publish(call.run, self._step(call, status, response, raw, error))
@@ -398,3 +405,14 @@ class RunBook:
     def _publish(self, run: _Run, step: Step) -> None:
         run.steps[step.index] = step
         self.sink(StepFinished(run_id=run.run_id, step=step))
+
+
+def _scrubbed(value: Any, secrets: tuple[str, ...]) -> Any:
+    """A JSON-like value with each of ``secrets`` replaced in its strings."""
+    if isinstance(value, str):
+        return credentials.scrub(value, secrets)
+    if isinstance(value, dict):
+        return {k: _scrubbed(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v, secrets) for v in value]
+    return value

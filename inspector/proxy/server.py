@@ -31,7 +31,13 @@ from aiohttp import web
 from inspector.core.errors import ProviderError
 from inspector.core.events import EventSink, isolate
 from inspector.core.records import RawExchange, StepRequest, StepResponse
-from inspector.providers.http import redact_headers, redact_url, transport_error, verify_for
+from inspector.providers.http import (
+    redact_headers,
+    redact_url,
+    secrets_of,
+    transport_error,
+    verify_for,
+)
 from inspector.proxy.capture import ReplyCapture
 from inspector.proxy.normalize import Api, model_of, read_request
 from inspector.proxy.runs import Call, RunBook
@@ -230,6 +236,8 @@ class RecordingProxy:
             "body": recorded[1] if recorded else None,
         }
         call = recorded[0] if recorded else None
+        if call is not None:
+            call.secrets = tuple(secrets_of(outgoing))
         try:
             upstream = await self._client.send(outgoing, stream=True)
         except asyncio.CancelledError:

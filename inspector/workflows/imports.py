@@ -63,12 +63,12 @@ def push_run(db: str | Path, run_id: str, endpoint: str, headers: Mapping[str, s
 def scenario_text(db: str | Path, run_id: str) -> str:
     """Recorded run ``run_id`` as a scenario file's text that replays it offline (checked as
     ``run`` will check it)."""
-    from inspector.formats.scenario_from import scenario_dict, scenario_of_record
+    from inspector.formats.scenario_from import scenario_file_data, scenario_of_record
 
     with Store.open(db) as store:
         record = store.load(run_id)
     try:
-        data = scenario_dict(record)
+        data = scenario_file_data(record)
         scenario_of_record(record)
     except ValueError as exc:
         raise ScenarioError(f"Save as scenario: {exc}") from None

@@ -191,6 +191,14 @@ def test_demos_are_named_demo_name() -> None:
     )
 
 
+def test_an_unknown_table_made_by_an_override_names_the_override() -> None:
+    with pytest.raises(ScenarioError) as info:
+        resolve_scenario("demo:step-cap", ["polcy.max_steps=3"])
+    assert str(info.value) == (
+        "demo:step-cap: polcy: Extra inputs are not permitted (from --set polcy.max_steps=3)"
+    )
+
+
 # ---- load-time checks --------------------------------------------------------------------------
 
 

@@ -99,6 +99,26 @@ def test_sweeps_lists_and_export_writes_csv_json_html(capsys: Capture, tmp_path:
     assert "<svg" in out.read_text(encoding="utf-8")
 
 
+def test_a_sweep_asked_for_a_run_format_says_so(capsys: Capture, tmp_path: Path) -> None:
+    """A run's formats (jsonl, otel, an OTLP push) are refused for a sweep in one line, exit 2:
+    not an HTML page written where OTLP/JSON was asked for."""
+    _, report = sweep_json(capsys, "demo:sweep", "--repeat", "2", "--seed", "1")
+    sweep_id = str(report["sweep_id"])
+    out = tmp_path / "s.otlp.json"
+    asked = (
+        ["--format", "jsonl"],
+        ["--format", "otel", "--out", str(out)],
+        ["--otlp-endpoint", "http://127.0.0.1:9/v1/traces"],
+    )
+    for args in asked:
+        assert main(["export", sweep_id, *args]) == 2, args
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert captured.err.count("\n") == 1
+        assert "a sweep exports as csv, json or html" in captured.err
+    assert not out.exists()
+
+
 def test_a_sweep_run_replays_exactly_offline(capsys: Capture) -> None:
     sweep_json(capsys, "demo:sweep", "--repeat", "2", "--seed", "9")
     with Store.open() as store:

@@ -13,7 +13,7 @@ import pytest
 from inspector.cli import main
 from inspector.store import Store
 from tests.formats import make_fixtures
-from tests.formats.conftest import FIXTURES, Capsys
+from tests.formats.conftest import FIXTURES, Capsys, record_demo
 
 
 def _import(capsys: Capsys, db: Path, path: Path, *flags: str) -> Any:
@@ -153,7 +153,7 @@ def test_an_imported_run_is_a_normal_run(capsys: Capsys, db: Path, tmp_path: Pat
         ("l.jsonl", '{"request": {"messages": [{"content": "hi"}]}, "response": {}}\n',
          "line 1: a message needs a role"),
         ("l.jsonl", '{"custom_id": "a", "body": {"messages": []}}\n', "line 1: batch line with no"),
-        ("l.bin", "\x00\x01", "not OTLP/JSON, a Pydantic AI message history or"),
+        ("l.bin", "\x00\x01", "not OTLP/JSON, a Pydantic AI message history, chat-"),
     ],
 )  # fmt: skip
 def test_a_bad_file_is_one_line_naming_where_and_stores_nothing(
@@ -206,3 +206,32 @@ def test_messages_as_span_events(capsys: Capsys, db: Path, tmp_path: Path) -> No
     assert step["response"]["text"] == "4" and step["response"]["finish_reason"] == "stop"
     assert step["latency_ms"] == 250.0 and record["output"] == "4"
     assert {"tool_definitions", "tool_choice", "sampling"} <= _gaps(record)
+
+
+def test_our_own_jsonl_export_imports_as_the_run_it_came_from(
+    capsys: Capsys, db: Path, tmp_path: Path
+) -> None:
+    """A run exported as JSONL on one machine is imported whole on another: the same record;
+    imported where it came from, under a new id. A cut-off export is one line, exit 2."""
+    original = record_demo(capsys, db, "retry-feedback")
+    run_id = str(original["run_id"])
+    exported = tmp_path / "run.jsonl"
+    assert (
+        main(["export", run_id, "--format", "jsonl", "--out", str(exported), "--db", str(db)]) == 0
+    )
+    capsys.readouterr()
+
+    elsewhere = tmp_path / "elsewhere.sqlite3"
+    assert main(["import", str(exported), "--db", str(elsewhere), "--json"]) == 0
+    imported = json.loads(capsys.readouterr().out)
+    assert imported == original
+    assert main(["import", str(exported), "--db", str(db), "--json"]) == 0  # same store
+    again = json.loads(capsys.readouterr().out)
+    assert again["run_id"] != run_id and again["steps"] == original["steps"]
+
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(exported.read_text().splitlines(keepends=True)[:-3]))
+    assert main(["import", str(cut), "--db", str(elsewhere)]) == 2
+    err = capsys.readouterr().err
+    ends = "the export ends before its run does (no run_finished line)"
+    assert err == f"agent-inspector: error: {cut}: inspector-jsonl: {ends}\n"

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from inspector.cli import main
+from inspector.workflows.imports import scenario_text
 from tests.formats.conftest import DEMOS, FIXTURES, Capsys, record_demo
 
 
@@ -77,3 +78,22 @@ def test_an_imported_history_saves_as_a_scenario_that_runs(
     again = _run(capsys, db, path)
     # Its validator is not known, so the answer it rejected is accepted now.
     assert again["status"] == "succeeded" and len(again["steps"]) == 2
+
+
+def test_a_saved_scenario_carries_no_key_the_run_held(
+    capsys: Capsys, db: Path, tmp_path: Path
+) -> None:
+    """A saved scenario is shared like an export: a key in a reply or a prompt (a model or a
+    server echoing it) is redacted as the exports redact it (the store keeps the text)."""
+    key = "sk-proj-QA8secret1234567890abcdef"
+    original = record_demo(
+        capsys, db, "retry-feedback",
+        f"script.3.text=Hi Sam, your key is {key}", f"prompt.user=Use {key} to text Sam.",
+    )  # fmt: skip
+    path = tmp_path / "saved.toml"
+    data = _save(capsys, db, str(original["run_id"]), path)
+    assert key not in path.read_text()
+    assert data["script"][3]["text"] == "Hi Sam, your key is [redacted]"
+    assert data["prompt"]["messages"][0]["content"] == "Use [redacted] to text Sam."
+    assert _run(capsys, db, path)["status"] == "succeeded"  # still a scenario that runs
+    assert key not in scenario_text(db, str(original["run_id"]))  # the window's Save as

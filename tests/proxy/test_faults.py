@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from inspector.proxy.capture import ReplyCapture
-from tests.providers.loopback import LoopbackServer, Reply
+from tests.providers.loopback import LoopbackServer, Reply, json_reply
 from tests.proxy.conftest import (
     KEY,
     OPENAI,
@@ -52,6 +52,26 @@ async def test_an_upstream_error_reaches_the_client_and_the_step(
     assert step.error is not None and f"HTTP {status}" in step.error and message in step.error
     assert step.raw is not None and step.raw.response["body"] == json.loads(body)
     assert (record.status, record.termination) == ("error", "provider_error")
+
+
+async def test_an_upstream_error_quoting_the_clients_key_is_recorded_without_it(
+    proxied: Proxied,
+) -> None:
+    """A gateway answering 401 with "Incorrect API key provided: <the key>": the client gets
+    the reply as sent; the step's error, its raw body and the store hold ``[redacted]``, as a
+    run's provider records the same reply."""
+    error = {"error": {"message": f"Incorrect API key provided: {KEY}.", "code": "invalid"}}
+    proxied.upstream.queue(json_reply(error, status=401))
+    async with httpx.AsyncClient(base_url=proxied.openai_url) as client:
+        response = await client.post("/chat/completions", json=CHAT, headers=HEADERS)
+    assert response.status_code == 401 and KEY in response.text
+
+    (record,) = await proxied.records()
+    (step,) = record.steps
+    assert step.error == "openai: HTTP 401: Incorrect API key provided: [redacted]."
+    assert step.raw is not None
+    assert KEY not in json.dumps(step.raw.response)
+    assert KEY.encode() not in proxied.stored_bytes()
 
 
 async def test_a_500_and_then_the_clients_retry_are_one_run(proxied: Proxied) -> None:

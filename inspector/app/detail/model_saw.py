@@ -263,11 +263,11 @@ class ModelSawPane(QWidget):
 
 def new_line(marks: RequestMarks, total: int, dark: bool) -> str:
     """How many of the request's messages are new since the previous call (rich text)."""
-    if marks.previous is None:
-        return html.escape(f"The turn's first call: its {total:,} message(s) are the opening.")
+    if marks.previous is None:  # no tag in it: drawn as plain text, so no entity either
+        return f"The turn's first call: its {total:,} message(s) are the opening."
     new = marks.new_count(total)
     if not new:
-        return html.escape(
+        return (
             f"No message new since the previous call (step {marks.previous}): "
             "the same messages were sent again."
         )

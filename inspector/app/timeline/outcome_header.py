@@ -180,6 +180,12 @@ class OutcomeHeader(QFrame):
         else:
             self._timer.poke()
 
+    @property
+    def pricing(self) -> bool:
+        """The finished run shown waits for its cost (``cost …``) from the pricing thread."""
+        record = self._run.record
+        return record is not None and self._costs.get(_price_key(record)) is NOT_PRICED
+
     def copy_answer(self) -> None:
         QGuiApplication.clipboard().setText(self.outcome.answer)
 

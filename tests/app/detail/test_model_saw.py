@@ -60,7 +60,8 @@ def test_the_first_call_says_its_messages_are_the_opening(qtbot: QtBot) -> None:
     text = saw(detail, stored_run("retry-feedback"), 1)
     assert "NEW" not in text and "FEEDBACK after" not in text
     pane = detail.model_saw_pane
-    assert "first call" in pane.summary.text()
+    # Drawn as plain text (no tag in it): an escaped apostrophe would show as "&#x27;".
+    assert pane.summary.text() == "The turn's first call: its 1 message(s) are the opening."
     assert not pane.diff_call.isEnabled() and not pane.diff_attempt.isEnabled()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -9,8 +10,10 @@ import pytest
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from inspector.app.app import save_screenshot
+from inspector.app.app import _Headless, save_screenshot
 from inspector.app.shell.main_window import MainWindow
+from inspector.core.records import RunRecord
+from inspector.resources import demo_names
 
 OFFLINE_DEMOS = [
     "retry-feedback",
@@ -69,3 +72,48 @@ def test_the_check_rejects_a_blank_or_flat_image() -> None:
         blank.setPixel(x * 4, 0, 0xFF000000 + x * 0x010203)
     reason = not_blank(blank)
     assert reason is not None and "flat background" in reason
+
+
+def test_a_screenshot_shows_the_whole_run_and_its_cost(
+    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--screenshot`` draws the run as it ended: not the step the paced events had reached
+    when the runner went idle, nor ``cost …`` while the price is looked up."""
+
+    def slow_price(*_key: object) -> float:
+        time.sleep(0.3)  # the price table's first load
+        return 0.000040
+
+    monkeypatch.setattr("inspector.app.timeline.outcome_header.run_cost", slow_price)
+    # Every event after the first of a loop turn waits for a later turn, as a fast run's do.
+    window.pacer.slice_s = window.pacer.slice_max_s = 0.0
+    seen: dict[str, object] = {}
+
+    def done(record: RunRecord | None, problem: str) -> int:
+        assert record is not None and not problem
+        seen["record"] = record
+        seen["status"] = window.timeline.outcome.outcome.status
+        seen["steps"] = len(window.live.steps) if window.live is not None else 0
+        seen["facts"] = window.timeline.outcome.outcome.facts_line
+        return 0
+
+    headless = _Headless(window, done)
+    headless.exit = lambda _code: None  # the test's loop goes on
+    headless.start("demo:sweep")  # gpt-4o-mini: a model with a price
+    qtbot.waitUntil(lambda: headless.code is not None, timeout=20_000)
+    record = seen["record"]
+    assert isinstance(record, RunRecord)
+    assert seen["status"] == record.status == "succeeded"
+    assert seen["steps"] == len(record.steps)
+    assert "$0.000040" in str(seen["facts"]), seen["facts"]
+
+
+def test_an_unknown_demo_names_the_demos_there_are(window: MainWindow, qtbot: QtBot) -> None:
+    """``gui demo:nope --screenshot``: the line ``run demo:nope`` says, exit 2."""
+    said: list[str] = []
+    headless = _Headless(window, lambda _record, problem: said.append(problem) or 2)
+    headless.exit = lambda _code: None
+    headless.start("demo:nope")
+    qtbot.waitUntil(lambda: headless.code is not None, timeout=5_000)
+    assert headless.code == 2
+    assert said == [f"demo:nope: no such demo (available: {', '.join(demo_names())})"]
