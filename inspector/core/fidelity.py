@@ -23,6 +23,8 @@ GapKind = Literal[
     "tool_results",  # a tool call has no recorded result
     "timing",  # latencies are not known
     "raw",  # the raw wire bodies are not in the source
+    "ending",  # the source stops mid-turn (a tool call with no answer after it)
+    "request_differs",  # a request field the rebuilt scenario cannot send as it was recorded
 ]
 ImportFormat = Literal["otel", "pydantic-ai", "openai-jsonl"]
 

@@ -11,10 +11,18 @@ way this project records one:
   (validator ``retry_feedback``, status ``fail``, the feedback as reason);
 - a tool call's result is the ``tool`` message answering it in the next request, else what the
   source recorded for the tool (``ImportedCall.tool_results``);
-- the last call decides the run: an answer → ``succeeded``; an error → ``error``; a tool call
-  with nothing after it → ``error`` (the source ends mid-turn);
+- the last call decides the run as the engine would judge the same reply under the run's
+  policy (``_ending``): an answer → ``succeeded``/``stop``; a refusal → ``failed``/``refusal``;
+  an empty reply → ``succeeded``/``empty_final`` (``on_empty_final = "finalize"``), or
+  ``failed``/``empty_final`` when the provider filtered it (``finish_reason`` other than
+  ``stop``: ``on_empty_final = "error"``); an error → ``error``/``provider_error``; a tool call
+  with nothing after it → ``failed``/``step_cap`` (the turn was cut short there, as a turn
+  that reaches its step cap with pending tool calls; the fidelity gap ``ending`` says so);
 - its scenario is the one ``scenario_from`` saves: the recorded replies on the scripted model,
-  so an imported run replays, re-validates and compares like a recorded one.
+  under a policy that sends what the recording sent (no forced last step, native output for a
+  JSON-schema ``response_format``), so an imported run replays, re-validates and compares like
+  a recorded one. Where the engine cannot send a recorded request as it was, the fidelity
+  report says which field (``formats.replay_fit``).
 
 The fidelity report comes from ``formats.fidelity``.
 """
@@ -26,7 +34,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.core.fidelity import ImportFormat
+from inspector.core.handlers import (
+    empty_final,
+    exhausted_message,
+    failure_kind,
+    refusal_verdict,
+)
 from inspector.core.messages import Message
+from inspector.core.output import OutputPlan, parse_json_text, read_candidate
 from inspector.core.policy import Policy
 from inspector.core.records import (
     Budgets,
@@ -41,6 +56,7 @@ from inspector.core.records import (
     Verdict,
 )
 from inspector.formats.fidelity import INFERRED_VALIDATOR, fidelity_of
+from inspector.formats.replay_fit import request_gaps
 from inspector.formats.scenario_from import scenario_dict
 
 
@@ -86,21 +102,25 @@ def build_run(source: RunSource, calls: list[ImportedCall]) -> RunRecord:
         after = calls[index] if index < len(calls) else None
         step = _step(index, attempt, call, after)
         steps.append(step)
-        if step.status == "failed_validation":
+        if step.feedback:  # a later call continued past its answer: a retry
             attempt += 1
-    last, last_call = steps[-1], calls[-1]
-    status, termination, error, output = _ending(last)
+    last_call = calls[-1]
+    policy = _policy(calls[0], steps[-1], attempt, len(steps))
+    steps[-1] = last = _judged(steps[-1], calls[0].response_format)
+    status, termination, error, output = _ending(last, policy)
     transcript = list(last_call.messages)
     if last_call.system:
         transcript.insert(0, Message(role="system", content=last_call.system))
     if last.response is not None and status == "succeeded":
         transcript.append(_assistant(last.response))
+    elif last.response is not None and termination == "refusal":
+        # What the user saw last stays in the transcript, as the engine keeps it.
+        transcript.append(Message(role="assistant", content=last.response.refusal))
     usage = Usage()
     for step in steps:
         if step.response is not None:
             usage = usage + step.response.usage
     latency = sum(s.latency_ms or 0.0 for s in steps)
-    policy = Policy(max_attempts=attempt, max_steps=max(len(steps), 1))
     record = RunRecord(
         run_id=source.run_id,
         scenario=source.scenario,
@@ -133,7 +153,20 @@ def build_run(source: RunSource, calls: list[ImportedCall]) -> RunRecord:
     for key in ("temperature", "max_tokens"):
         if isinstance(sampling.get(key), int | float) and not isinstance(sampling[key], bool):
             model[key] = sampling[key]
+    _check_replay(record)
     return record
+
+
+def _check_replay(record: RunRecord) -> None:
+    """A run is replayable only when its rebuilt scenario sends every recorded request as it
+    was: each field it cannot send is a ``request_differs`` gap (``formats.replay_fit``)."""
+    fidelity = record.fidelity
+    if fidelity is None or not fidelity.replayable:
+        return  # the source lacks what a request needs already: reported as such
+    differs = request_gaps(record)
+    if differs:
+        fidelity.gaps = [*fidelity.gaps, *differs]
+        fidelity.replayable = False
 
 
 def continues(before: list[Message], after: list[Message]) -> int | None:
@@ -170,8 +203,33 @@ def _step(index: int, attempt: int, call: ImportedCall, after: ImportedCall | No
         reason = "\n".join(_unfenced(m.content or "") for m in feedback)
         verdict = Verdict.failed(INFERRED_VALIDATOR, reason, feedback=reason)
         return Step(status="failed_validation", feedback=feedback, verdicts=[verdict], **base)
-    empty = not response.text and response.refusal is None
-    return Step(status="empty" if empty else "success", **base)
+    if response.refusal:  # the engine's verdict on a refusal
+        verdicts = [refusal_verdict(response.refusal)]
+        return Step(status="failed_validation", verdicts=verdicts, **base)
+    return Step(status="empty" if _empty(response) else "success", **base)
+
+
+def _empty(response: StepResponse) -> bool:
+    """No content, as the engine judges a reply: blank text, no tool calls, no refusal."""
+    return not response.text.strip() and not response.tool_calls and not response.refusal
+
+
+def _policy(first: ImportedCall, last: Step, attempts: int, steps: int) -> Policy:
+    """The policy under which the engine sends the recorded requests and judges the last reply
+    as the source ended: every step a plain one (no forced last step), a JSON-schema
+    ``response_format`` as native output, an empty last reply accepted (``finalize``) unless
+    the provider filtered it (``error``: a content-filtered reply is no answer)."""
+    fields: dict[str, Any] = {
+        "max_attempts": attempts,
+        "max_steps": max(steps, 1),
+        "final_step": "none",
+    }
+    if (first.response_format or {}).get("type") == "json_schema":
+        fields["output_mode"] = "native"
+    if last.status == "empty" and last.response is not None:
+        filtered = last.response.finish_reason not in (None, "stop")
+        fields["on_empty_final"] = "error" if filtered else "finalize"
+    return Policy(**fields)
 
 
 def _feedback(call: ImportedCall, after: ImportedCall | None) -> list[Message]:
@@ -208,10 +266,28 @@ def _tool_results(call: ImportedCall, after: ImportedCall | None) -> list[ToolRe
     return out
 
 
-def _ending(
-    last: Step,
-) -> tuple[Any, Any, RunError | None, Any]:
-    """(status, termination, error, output) from the last step."""
+def _judged(last: Step, response_format: dict[str, Any] | None) -> Step:
+    """The last answer read as the engine reads a candidate in native output mode: JSON
+    matching the recorded schema, else rejected with the engine's ``output`` verdict."""
+    schema = ((response_format or {}).get("json_schema") or {}).get("schema")
+    response = last.response
+    if last.status != "success" or response is None or response.tool_calls:
+        return last
+    if not isinstance(schema, dict) or (response_format or {}).get("type") != "json_schema":
+        return last
+    candidate = read_candidate(OutputPlan(mode="native", schema=schema), response)
+    if candidate.problem is None:
+        return last
+    return last.model_copy(update={"status": "failed_validation", "verdicts": [candidate.problem]})
+
+
+# Why an imported run that ends on a tool call is recorded as cut short (``step_cap``).
+CUT_SHORT = "the source ends with a tool call and no answer after it"
+
+
+def _ending(last: Step, policy: Policy) -> tuple[Any, Any, RunError | None, Any]:
+    """(status, termination, error, output) from the last step, as the engine ends a turn on
+    the same reply under ``policy``."""
     if last.status == "error":
         return (
             "error",
@@ -221,10 +297,24 @@ def _ending(
         )
     assert last.response is not None
     if last.response.tool_calls:
-        message = "the source ends with a tool call and no answer after it"
-        return "error", None, RunError(type="IncompleteImport", message=message), None
+        # The engine's word for a turn that stops with tool calls pending: its step cap.
+        plural = "s" if last.index != 1 else ""
+        message = f"{CUT_SHORT}: cut short after {last.index} model call{plural}"
+        return "failed", "step_cap", RunError(type=failure_kind("step_cap"), message=message), None
+    if last.response.refusal:
+        error = RunError(type=failure_kind("refusal"), message=last.response.refusal)
+        return "failed", "refusal", error, None
+    if last.status == "failed_validation":  # its answer does not match the recorded schema
+        message = exhausted_message(policy.max_attempts, last.verdicts)
+        error = RunError(type=failure_kind("validator_exhausted"), message=message)
+        return "failed", "validator_exhausted", error, None
     if last.status == "empty":
-        return "succeeded", "empty_final", None, ""
+        structured = policy.output_mode == "native"
+        end = empty_final(last, policy, structured=structured)
+        assert end is not None  # the policy finalizes or fails an empty last reply
+        return end.status, end.termination, end.error, end.output
+    if policy.output_mode == "native":
+        return "succeeded", "stop", None, parse_json_text(last.response.text)
     return "succeeded", "stop", None, last.response.text
 
 

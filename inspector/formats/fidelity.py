@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 INFERRED_VALIDATOR = "retry_feedback"
 # The gaps that make a replay's requests differ from the recorded ones.
 BLOCKS_REPLAY: frozenset[GapKind] = frozenset(
-    {"content", "system_prompt", "tool_definitions", "tool_choice"}
+    {"content", "system_prompt", "tool_definitions", "tool_choice", "request_differs"}
 )
 DETAIL: dict[GapKind, str] = {
     "content": "message content was not captured; only shapes and token counts are known",
@@ -35,6 +35,11 @@ DETAIL: dict[GapKind, str] = {
     "tool_results": "a tool call has no recorded result",
     "raw": "the raw request and response bodies are not in the source",
 }
+DETAIL_ENDING = (
+    "the source ends with a tool call and no answer after it: the turn was cut short, so"
+    " the run is recorded failed with termination step_cap (what the engine records for a"
+    " turn that stops with tool calls pending)"
+)
 
 
 def _where(test: Callable[[ImportedCall, Step], bool]) -> Callable[..., list[int]]:
@@ -68,5 +73,8 @@ def fidelity_of(
         if touched:
             every = len(touched) == len(steps)
             gaps.append(FidelityGap(kind=kind, steps=[] if every else touched, detail=DETAIL[kind]))
+    last = steps[-1] if steps else None
+    if last is not None and last.response is not None and last.response.tool_calls:
+        gaps.append(FidelityGap(kind="ending", steps=[last.index], detail=DETAIL_ENDING))
     replayable = not any(g.kind in BLOCKS_REPLAY for g in gaps)
     return Fidelity(format=fmt, source=source, replayable=replayable, gaps=gaps)

@@ -26,6 +26,11 @@ FORMATS: tuple[ImportChoice, ...] = (
     "inspector-jsonl",
 )
 Detected = Literal["otel", "pydantic-ai", "openai-jsonl", "inspector-jsonl"]
+# What ``--format auto`` says of a file it cannot place (one line, after the file's name).
+UNRECOGNISED = (
+    "format not recognised: not OTLP/JSON, a Pydantic AI message history, a chat-completions"
+    " JSONL log or an agent-inspector JSONL export (--format accepts: " + ", ".join(FORMATS) + ")"
+)
 
 
 MALFORMED_OR_DEEP: tuple[type[Exception], ...] = (
@@ -54,8 +59,22 @@ def detect(text: str, data: Any = None) -> Detected | None:
     if looks_like_history(data):
         return "pydantic-ai"
     if stripped.startswith("{"):
-        return "inspector-jsonl" if is_export(stripped) else "openai-jsonl"
+        if is_export(stripped):
+            return "inspector-jsonl"
+        # A log's first line is one call; a file that is one JSON object (a response body, a
+        # pretty-printed document) is not a log unless that object is a call.
+        first = data if isinstance(data, dict) else _parsed(stripped.split("\n", 1)[0])
+        if looks_like_call(first):
+            return "openai-jsonl"
     return None
+
+
+def looks_like_call(entry: Any) -> bool:
+    """Whether a JSON value is one line of a chat-completions log: ``{"request", ...}`` or a
+    Batch API input or output line."""
+    if not isinstance(entry, dict):
+        return False
+    return "request" in entry or "custom_id" in entry or isinstance(entry.get("body"), dict)
 
 
 def _parsed(text: str) -> Any:
@@ -83,10 +102,7 @@ def import_file(
     data = _parsed(text) if fmt in ("auto", "otel", "pydantic-ai") else None
     chosen = detect(text, data) if fmt == "auto" else fmt
     if chosen is None:
-        raise ImportFileError(
-            f"{path}: not OTLP/JSON, a Pydantic AI message history, chat-completions JSONL"
-            " or an agent-inspector JSONL export (use --format to say which)"
-        )
+        raise ImportFileError(f"{path}: {UNRECOGNISED}")
     try:
         return _parse(chosen, text, label, new_id, data)
     except ImportFileError:

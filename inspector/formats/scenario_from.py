@@ -45,7 +45,8 @@ def scenario_dict(record: RunRecord, side_effects: Iterable[str] = ()) -> dict[s
     output = source.get("output") or _output_of(first.response_format)
     if output:
         data["output"] = output
-    synthetic = None if source.get("tools") or not output else output_name
+    in_tool_mode = record.policy.output_mode == "tool"
+    synthetic = None if source.get("tools") or not output or not in_tool_mode else output_name
     tools = _tools(record, synthetic, set(side_effects))
     if tools:
         data["tools"] = tools
@@ -90,8 +91,15 @@ def _model(record: RunRecord, source: dict[str, Any]) -> dict[str, Any]:
 def _output_of(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
     if not response_format or response_format.get("type") != "json_schema":
         return None
-    schema = (response_format.get("json_schema") or {}).get("schema")
-    return {"schema": schema} if isinstance(schema, dict) else None
+    spec = response_format.get("json_schema") or {}
+    schema = spec.get("schema")
+    if not isinstance(schema, dict):
+        return None
+    # Its name too: a native-mode replay sends it in the response_format it builds.
+    name = spec.get("name")
+    return (
+        {"schema": schema, "name": name} if isinstance(name, str) and name else {"schema": schema}
+    )
 
 
 def _tools(

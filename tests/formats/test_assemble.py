@@ -75,7 +75,46 @@ def test_how_the_last_call_ends_the_run() -> None:
     )
     call = ToolCall(id="c1", name="t")
     cut = build_run(SOURCE, [_call([U], StepResponse(tool_calls=[call]))])
-    assert cut.status == "error" and cut.error and cut.error.type == "IncompleteImport"
+    # Cut short with a tool call pending: what the engine records at its step cap.
+    assert (cut.status, cut.termination) == ("failed", "step_cap")
+    assert cut.error and cut.error.type == "StepCapReached"
+    assert cut.fidelity and [g.steps for g in cut.fidelity.gaps if g.kind == "ending"] == [[1]]
+    filtered = build_run(SOURCE, [_call([U], StepResponse(finish_reason="content_filter"))])
+    assert (filtered.status, filtered.termination, filtered.output) == (
+        "failed",
+        "empty_final",
+        None,
+    )
+    assert filtered.policy.on_empty_final == "error" and empty.policy.on_empty_final == "finalize"
+    blank = build_run(SOURCE, [_call([U], StepResponse(text=" \n", finish_reason="stop"))])
+    assert blank.steps[0].status == "empty"  # blank text is no content, as the engine reads it
+    refused = build_run(SOURCE, [_call([U], StepResponse(refusal="no", finish_reason="stop"))])
+    assert (refused.status, refused.termination, refused.budgets.attempts_used) == (
+        "failed",
+        "refusal",
+        1,
+    )
+    assert refused.steps[0].verdicts[0].validator == "refusal"
+
+
+def test_the_rebuilt_policy_sends_the_recorded_requests() -> None:
+    fmt = {"type": "json_schema", "json_schema": {"name": "Out", "schema": {"type": "object"}}}
+    record = build_run(
+        SOURCE,
+        [_call([U], _answer('{"a": 1}'), tools=[], tool_choice_known=True, response_format=fmt)],
+    )
+    assert record.policy.final_step == "none" and record.policy.output_mode == "native"
+    assert record.output == {"a": 1}
+    assert record.scenario_source["output"] == {"schema": {"type": "object"}, "name": "Out"}
+    assert record.fidelity and record.fidelity.replayable
+    forced = build_run(
+        SOURCE,
+        [_call([U], _answer("x"), tools=[ToolSpec(name="t")], tool_choice="none",
+               tool_choice_known=True)],
+    )  # fmt: skip
+    assert forced.fidelity and not forced.fidelity.replayable
+    (gap,) = [g for g in forced.fidelity.gaps if g.kind == "request_differs"]
+    assert gap.detail.startswith("tool_choice: the source sent 'none'")
 
 
 def test_fidelity_gaps_name_the_steps_they_touch() -> None:

@@ -138,8 +138,8 @@ def test_an_imported_run_is_a_normal_run(capsys: Capsys, db: Path, tmp_path: Pat
 @pytest.mark.parametrize(
     ("name", "text", "message"),
     [
-        ("a.json", "{", "a.json: openai-jsonl: line 1: invalid JSON"),
-        ("a.json", "[1, 2]", "a.json: not OTLP/JSON"),
+        ("a.json", "{", "a.json: format not recognised"),
+        ("a.json", "[1, 2]", "a.json: format not recognised"),
         ("t.otlp.json", '{"resourceSpans": 3}', "resourceSpans"),
         ("t.otlp.json", '{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "chat x",'
          ' "traceId": "zz"}]}]}]}', "span 1 ('chat x'): id 'zz' is not hex"),
@@ -153,7 +153,7 @@ def test_an_imported_run_is_a_normal_run(capsys: Capsys, db: Path, tmp_path: Pat
         ("l.jsonl", '{"request": {"messages": [{"content": "hi"}]}, "response": {}}\n',
          "line 1: a message needs a role"),
         ("l.jsonl", '{"custom_id": "a", "body": {"messages": []}}\n', "line 1: batch line with no"),
-        ("l.bin", "\x00\x01", "not OTLP/JSON, a Pydantic AI message history, chat-"),
+        ("l.bin", "\x00\x01", "not OTLP/JSON, a Pydantic AI message history, a chat-"),
     ],
 )  # fmt: skip
 def test_a_bad_file_is_one_line_naming_where_and_stores_nothing(
