@@ -78,6 +78,5 @@ def summary_line(record: RunRecord) -> str:
     line = f"imported run {record.run_id}: {steps}, {record.status}"
     if fidelity is None:
         return line
-    gaps = ", ".join(g.kind for g in fidelity.gaps)
-    verdict = "replayable" if fidelity.replayable else "not replayable as recorded"
-    return f"{line}; {verdict}" + (f"; the source lacks: {gaps}" if gaps else "")
+    gaps = ", ".join(fidelity.lacks())
+    return f"{line}; {fidelity.replay_verdict()}" + (f"; the source lacks: {gaps}" if gaps else "")

@@ -46,3 +46,18 @@ class Fidelity(BaseModel):
     source: str  # the file's name as given to ``import``
     replayable: bool  # every request is known well enough to replay it offline as it was
     gaps: list[FidelityGap] = Field(default_factory=list)
+
+    def replay_verdict(self) -> str:
+        """``replayable``, or ``not replayable as recorded`` with the request fields a replay
+        would send otherwise (``request_differs`` gaps), e.g. ``(a replay sends another
+        tool_choice)``."""
+        if self.replayable:
+            return "replayable"
+        fields = [g.detail.split(":", 1)[0] for g in self.gaps if g.kind == "request_differs"]
+        differs = f" (a replay sends another {', '.join(fields)})" if fields else ""
+        return f"not replayable as recorded{differs}"
+
+    def lacks(self) -> list[str]:
+        """The kinds of what the source did not carry (a request field the scenario cannot send
+        is said by ``replay_verdict``)."""
+        return [g.kind for g in self.gaps if g.kind != "request_differs"]

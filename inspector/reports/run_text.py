@@ -35,10 +35,10 @@ def run_title(run: LiveRun) -> str:
             parts.append(f"replay of {record.replay_of}")
         if record.fidelity is not None:  # an imported run: what a replay of it would miss
             fidelity = record.fidelity
-            gaps = ", ".join(g.kind for g in fidelity.gaps)
+            gaps = ", ".join(fidelity.lacks())
             lacks = f", the source lacks {gaps}" if gaps else ""
             source_name = html.escape(f"{fidelity.source} ({fidelity.format})")
-            replay = "replayable" if fidelity.replayable else "not replayable as recorded"
+            replay = html.escape(fidelity.replay_verdict())
             parts.append(f"<i>imported from {source_name}: {replay}{lacks}</i>")
     via = record.via if record else header.via if header else None
     if via:

@@ -43,10 +43,11 @@ def fidelity_line(record: RunRecord) -> str:
     fidelity = record.fidelity
     if fidelity is None:
         return ""
-    verdict = "replayable" if fidelity.replayable else "not replayable as recorded"
-    gaps = ", ".join(g.kind for g in fidelity.gaps)
+    gaps = ", ".join(fidelity.lacks())
     lacks = f"; the source lacks: {gaps}" if gaps else ""
-    return f"Imported from {fidelity.source} ({fidelity.format}): {verdict}{lacks}"
+    return (
+        f"Imported from {fidelity.source} ({fidelity.format}): {fidelity.replay_verdict()}{lacks}"
+    )
 
 
 def push_run(db: str | Path, run_id: str, endpoint: str, headers: Mapping[str, str]) -> int:

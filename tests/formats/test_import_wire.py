@@ -174,3 +174,15 @@ def test_a_file_of_no_known_format_says_so_and_lists_the_formats(
     # Said to be a log, it is read as one: the line that is not a call is named.
     assert main(["import", str(path), "--format", "openai-jsonl", "--db", str(db)]) == 2
     assert "openai-jsonl: line 1: " in capsys.readouterr().err
+
+
+def test_the_summary_line_names_the_field_a_replay_would_send_otherwise(
+    capsys: Capsys, db: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    log.write_text(_line("tool-choice-none-gpt5-mini") + "\n" + _line("text-basic-gpt35") + "\n")
+    assert main(["import", str(log), "--db", str(db)]) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    assert "not replayable as recorded (a replay sends another tool_choice)" in first
+    assert "request_differs" not in first and "; the source lacks: timing, raw" in first
+    assert "1 step, succeeded; replayable; the source lacks: timing, raw" in second
