@@ -27,6 +27,8 @@ GapKind = Literal[
     "request_differs",  # a request field the rebuilt scenario cannot send as it was recorded
 ]
 ImportFormat = Literal["otel", "pydantic-ai", "openai-jsonl"]
+# The "field" of a ``request_differs`` gap whose rebuilt scenario does not load at all.
+SCENARIO_DOES_NOT_LOAD = "scenario"
 
 
 class FidelityGap(BaseModel):
@@ -54,6 +56,8 @@ class Fidelity(BaseModel):
         if self.replayable:
             return "replayable"
         fields = [g.detail.split(":", 1)[0] for g in self.gaps if g.kind == "request_differs"]
+        if SCENARIO_DOES_NOT_LOAD in fields:
+            return "not replayable as recorded (the rebuilt scenario does not load)"
         differs = f" (a replay sends another {', '.join(fields)})" if fields else ""
         return f"not replayable as recorded{differs}"
 

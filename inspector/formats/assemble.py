@@ -55,6 +55,7 @@ from inspector.core.records import (
     Usage,
     Verdict,
 )
+from inspector.core.schema import schema_problem
 from inspector.formats.fidelity import INFERRED_VALIDATOR, fidelity_of
 from inspector.formats.replay_fit import request_gaps
 from inspector.formats.scenario_from import scenario_dict
@@ -224,7 +225,7 @@ def _policy(first: ImportedCall, last: Step, attempts: int, steps: int) -> Polic
         "max_steps": max(steps, 1),
         "final_step": "none",
     }
-    if (first.response_format or {}).get("type") == "json_schema":
+    if _native_schema(first.response_format) is not None:
         fields["output_mode"] = "native"
     if last.status == "empty" and last.response is not None:
         filtered = last.response.finish_reason not in (None, "stop")
@@ -266,14 +267,21 @@ def _tool_results(call: ImportedCall, after: ImportedCall | None) -> list[ToolRe
     return out
 
 
+def _native_schema(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The JSON schema of a ``json_schema`` response format the engine can ask for (native
+    output mode), else None (no format, another type, or a schema it rejects)."""
+    if not response_format or response_format.get("type") != "json_schema":
+        return None
+    schema = (response_format.get("json_schema") or {}).get("schema")
+    return schema if isinstance(schema, dict) and schema_problem(schema) is None else None
+
+
 def _judged(last: Step, response_format: dict[str, Any] | None) -> Step:
     """The last answer read as the engine reads a candidate in native output mode: JSON
     matching the recorded schema, else rejected with the engine's ``output`` verdict."""
-    schema = ((response_format or {}).get("json_schema") or {}).get("schema")
+    schema = _native_schema(response_format)
     response = last.response
-    if last.status != "success" or response is None or response.tool_calls:
-        return last
-    if not isinstance(schema, dict) or (response_format or {}).get("type") != "json_schema":
+    if last.status != "success" or response is None or response.tool_calls or schema is None:
         return last
     candidate = read_candidate(OutputPlan(mode="native", schema=schema), response)
     if candidate.problem is None:

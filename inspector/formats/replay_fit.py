@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.core.errors import InspectorError
-from inspector.core.fidelity import FidelityGap
+from inspector.core.fidelity import SCENARIO_DOES_NOT_LOAD, FidelityGap
 from inspector.core.fingerprint import canonical_json as canonical
 from inspector.core.output import scenario_plan
 from inspector.core.records import RunRecord, StepRequest, ToolSpec
@@ -32,7 +32,7 @@ def request_gaps(record: RunRecord) -> list[FidelityGap]:
     try:
         scenario = scenario_of_record(record)
     except (InspectorError, ValueError) as exc:
-        detail = f"the rebuilt scenario does not load: {exc}"
+        detail = f"{SCENARIO_DOES_NOT_LOAD}: the rebuilt scenario does not load: {exc}"
         return [FidelityGap(kind="request_differs", detail=detail)]
     plan = scenario_plan(scenario)
     offered = [
@@ -49,7 +49,7 @@ def request_gaps(record: RunRecord) -> list[FidelityGap]:
         sent, _ = build_request(
             index=step.index,
             system=system,
-            history=list(step.request.messages),
+            history=[],  # the messages are not compared: they follow from the recording
             offered=offered,
             plan=plan,
             has_user_tools=bool(scenario.tools),

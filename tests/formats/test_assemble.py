@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inspector.core.messages import Message, ToolCall
-from inspector.core.records import StepResponse, ToolSpec
+from inspector.core.records import RunRecord, StepResponse, ToolSpec
 from inspector.formats.assemble import ImportedCall, RunSource, build_run, continues
 from inspector.formats.openai_jsonl_import import group_turns
 
@@ -144,3 +144,26 @@ def test_log_calls_group_into_turns_by_conversation() -> None:
                _answer("z"))  # fmt: skip
     repeat = _call([U], _answer("x"))  # the same request again: a new turn, not a retry
     assert group_turns([a1, b1, a2, repeat]) == [[a1, a2], [b1], [repeat]]
+
+
+def _with_format(fmt: dict[str, object], text: str = "{}") -> RunRecord:
+    call = _call([U], _answer(text), tools=[], tool_choice_known=True, response_format=fmt)
+    return build_run(SOURCE, [call])
+
+
+def test_a_response_format_the_engine_cannot_send_is_named() -> None:
+    plain = _with_format({"type": "json_object"})
+    assert plain.fidelity and plain.fidelity.replay_verdict() == (
+        "not replayable as recorded (a replay sends another response_format)"
+    )
+    broken = {"type": "json_schema", "json_schema": {"name": "X", "schema": {"type": 5}}}
+    bad = _with_format(broken)
+    assert bad.policy.output_mode == "tool" and bad.status == "succeeded"
+    assert bad.fidelity and bad.fidelity.replay_verdict() == (
+        "not replayable as recorded (the rebuilt scenario does not load)"
+    )
+    schema = {"type": "json_schema", "json_schema": {"name": "Y", "schema": {"type": "object"}}}
+    prose = _with_format(schema, "not json")
+    assert (prose.status, prose.termination) == ("failed", "validator_exhausted")
+    assert prose.steps[0].verdicts[0].validator == "output"
+    assert prose.fidelity and prose.fidelity.replayable
