@@ -148,7 +148,7 @@ def build_run(source: RunSource, calls: list[ImportedCall]) -> RunRecord:
     )
     # The scenario it "ran": the recorded replies on the scripted model, so replay and
     # re-validation load it like any run's (docs/formats.md, "Save as scenario").
-    record.scenario_source = scenario_dict(record)
+    record.scenario_source = _scenario_source(record)
     sampling = calls[0].sampling or {}
     model = record.scenario_source["model"]
     for key in ("temperature", "max_tokens"):
@@ -156,6 +156,21 @@ def build_run(source: RunSource, calls: list[ImportedCall]) -> RunRecord:
             model[key] = sampling[key]
     _check_replay(record)
     return record
+
+
+def _scenario_source(record: RunRecord) -> dict[str, Any]:
+    """``scenario_dict`` of the record; a tool whose recorded results differ between its calls
+    is marked ``side_effects``, so a replay answers each call with its recorded result (one
+    canned result would make the next request differ)."""
+    results: dict[str, set[str]] = {}
+    for step in record.steps:
+        for result in step.tool_results:
+            results.setdefault(result.name, set()).add(result.content)
+    varying = {name for name, contents in results.items() if len(contents) > 1}
+    try:
+        return scenario_dict(record, varying)
+    except ValueError:  # a result of a tool no call offered or made: canned results only
+        return scenario_dict(record)
 
 
 def _check_replay(record: RunRecord) -> None:

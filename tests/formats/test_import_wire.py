@@ -186,3 +186,37 @@ def test_the_summary_line_names_the_field_a_replay_would_send_otherwise(
     assert "not replayable as recorded (a replay sends another tool_choice)" in first
     assert "request_differs" not in first and "; the source lacks: timing, raw" in first
     assert "1 step, succeeded; replayable; the source lacks: timing, raw" in second
+
+
+def test_a_tool_whose_results_differ_replays_each_recorded_result(
+    capsys: Capsys, db: Path, tmp_path: Path
+) -> None:
+    tools = [{"type": "function", "function": {"name": "get", "parameters": {"type": "object"}}}]
+    user = {"role": "user", "content": "go"}
+
+    def asked(n: int) -> dict[str, Any]:
+        call = {"id": f"c{n}", "type": "function", "function": {"name": "get", "arguments": "{}"}}
+        return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+    def result(n: int) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": f"c{n}", "content": f"result {n}"}
+
+    def line(messages: list[dict[str, Any]], answer: dict[str, Any]) -> str:
+        reason = "tool_calls" if answer.get("tool_calls") else "stop"
+        choice = {"finish_reason": reason, "message": answer}
+        request = {"model": "m", "messages": messages, "tools": tools}
+        return json.dumps({"request": request, "response": {"choices": [choice]}})
+
+    done = {"role": "assistant", "content": "done"}
+    (record,) = _import(
+        capsys,
+        db,
+        tmp_path,
+        line([user], asked(1)),
+        line([user, asked(1), result(1)], asked(2)),
+        line([user, asked(1), result(1), asked(2), result(2)], done),
+    )
+    assert record["fidelity"]["replayable"] is True
+    replayed = _replay(capsys, db, record["run_id"])
+    assert (replayed["status"], replayed["output"]) == ("succeeded", "done")
+    assert [s["request"] for s in replayed["steps"]] == [s["request"] for s in record["steps"]]
