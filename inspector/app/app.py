@@ -27,7 +27,7 @@ from inspector.store import Store, resolve_db_path
 WINDOW_SIZE = (1400, 900)
 SELF_TEST_SCENARIO = "demo:retry-feedback"
 HEADLESS_TIMEOUT_MS = 60_000
-PRICE_WAIT_S = 10.0  # at most, for the shown run's cost (the price table loads once)
+PRICE_WAIT_S = 10.0  # at most, for the shown run's cost and the runs list (``_settling``)
 PRICE_POLL_MS = 20
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 # Said by Qt's offscreen platform on every show(); not a problem of ours.
@@ -106,11 +106,23 @@ class _Headless:
         QApplication.processEvents()  # let the views take the last events in
         if self._price_deadline is None:
             self._price_deadline = time.monotonic() + PRICE_WAIT_S
-        if self.window.timeline.outcome.pricing and time.monotonic() < self._price_deadline:
+        if self._settling() and time.monotonic() < self._price_deadline:
             QTimer.singleShot(PRICE_POLL_MS, lambda: self._end(record, problem))
-            return  # its cost comes from the pricing thread: not "cost …" in the picture
+            return
         self.code = self.done(record, problem)
         self.exit(self.code)
+
+
+    def _settling(self) -> bool:
+        """Something the picture must show is still coming from a worker thread: the shown
+        run's cost (the pricing thread: not "cost …"), or the store's runs (read on a worker
+        at start-up, then listed a chunk per turn: not an empty runs list)."""
+        listing = self.window.runs_listing.task
+        return (
+            self.window.timeline.outcome.pricing
+            or (listing is not None and not listing.done())
+            or self.window.library.runs.listing
+        )
 
 
 def _unknown(scenario: str) -> str:

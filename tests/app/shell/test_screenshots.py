@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter
 from pathlib import Path
@@ -11,9 +12,12 @@ from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from inspector.app.app import _Headless, save_screenshot
+from inspector.app.shell import runs_listing
 from inspector.app.shell.main_window import MainWindow
 from inspector.core.records import RunRecord
 from inspector.resources import demo_names
+from inspector.store import Store
+from tests.helpers.runs import demo_record
 
 OFFLINE_DEMOS = [
     "retry-feedback",
@@ -117,3 +121,37 @@ def test_an_unknown_demo_names_the_demos_there_are(window: MainWindow, qtbot: Qt
     qtbot.waitUntil(lambda: headless.code is not None, timeout=5_000)
     assert headless.code == 2
     assert said == [f"demo:nope: no such demo (available: {', '.join(demo_names())})"]
+
+
+@pytest.fixture
+def stored_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Three runs in the store the ``window`` fixture opens, which the window reads slowly (as
+    a big store is read): made before the Qt loop runs (asyncio.run cannot run inside it)."""
+    record = asyncio.run(demo_record("retry-feedback"))
+    ids = [f"{record.run_id[:-1]}{n}" for n in range(3)]
+    with Store.open(tmp_path / "runs.sqlite3") as store:
+        for run_id in ids:
+            store.save(record.model_copy(update={"run_id": run_id}))
+    read = runs_listing.read_runs
+
+    def slow_read(path: Path) -> list[object]:
+        time.sleep(0.3)
+        return list(read(path))
+
+    monkeypatch.setattr(runs_listing, "read_runs", slow_read)
+    return ids
+
+
+def test_a_screenshot_without_a_scenario_shows_the_stored_runs(
+    stored_runs: list[str], window: MainWindow, qtbot: QtBot
+) -> None:
+    """``gui --db STORE --screenshot``: the runs list as read, not empty because the picture
+    was taken while the store was still read on its worker thread."""
+    listed: list[int] = []
+    headless = _Headless(
+        window, lambda _record, _problem: listed.append(window.library.runs.rowCount()) or 0
+    )
+    headless.exit = lambda _code: None
+    headless.start(None)
+    qtbot.waitUntil(lambda: headless.code is not None, timeout=10_000)
+    assert listed == [len(stored_runs)]
