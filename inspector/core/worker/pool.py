@@ -28,11 +28,11 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from multiprocessing.connection import Connection
 from typing import Any
 
 from inspector.core.errors import ScenarioError
 from inspector.core.loading import ModuleLoadError
+from inspector.core.worker.channel import Channel
 from inspector.core.worker.ending import clip, died, timed_out
 from inspector.core.worker.protocol import (
     CAPTURE_LIMIT,
@@ -59,6 +59,7 @@ __all__ = [
     "live_workers",
     "memory_limit_mb",
     "shutdown",
+    "start",
     "wake",
 ]
 
@@ -118,12 +119,12 @@ class WorkerProcess:
             raise
         finally:
             theirs.close()
-        self.conn = Connection(ours.detach())
+        self.conn = Channel(ours)
         self.ready = False
         self.loaded: dict[Target, tuple[int, int]] = {}  # imported here: file mtime, generation
         self.pinged = False  # a Ping's reply is still to come before the next request's
         # Waiting for a reply in this thread: one poll object for the worker's life, not a
-        # selector built per wait (``Connection.poll``); None where there is no poll().
+        # selector built per wait (``Channel.poll``); None where there is no poll().
         self._poller: Any = None
         if hasattr(select, "poll"):
             self._poller = select.poll()
@@ -291,6 +292,19 @@ def shutdown() -> None:
 
 
 atexit.register(shutdown)
+
+
+def start() -> None:
+    """Starts a worker now, without waiting for it, unless one is idle: a command that will
+    soon load user code calls this as early as it knows, so that the worker's start-up (a
+    Python process and its imports, ~50–100 ms of another core) overlaps the app's own
+    instead of following it. The next ``check`` or call takes it (and reads its hello)."""
+    with _lock:
+        if any(worker.alive() for worker in _idle):
+            return
+        worker = _spawner.submit(WorkerProcess).result()
+        _live.add(worker)
+        _idle.append(worker)
 
 
 def wake() -> None:
