@@ -514,3 +514,18 @@ async def test_an_exit_in_a_batch_retires_its_worker_and_the_rest_go_on(tmp_path
         (None, "SystemExit: 4"),
         ("B", None),
     ]
+
+
+def test_a_worker_started_early_serves_the_next_check(tmp_path: Path) -> None:
+    """``pool.start`` starts one worker without waiting for it (none while one is idle); the
+    next check and call take it."""
+    (tmp_path / "early.py").write_text("def f(x):\n    return x + 1\n", encoding="utf-8")
+    pool.shutdown()
+    pool.start()
+    pool.start()
+    started = pool.live_workers()
+    assert len(started) == 1
+    early = Target("early.py:f", str(tmp_path), "test.toml: tools[0].function")
+    pool.check([early])
+    assert asyncio.run(pool.call(early, (1,), {}, 5.0)).value == 2
+    assert pool.live_workers() == started
