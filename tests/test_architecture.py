@@ -123,9 +123,10 @@ def test_run_without_user_code_starts_no_worker(tmp_path: pathlib.Path) -> None:
 
 
 def test_a_worker_starts_before_the_engine_is_imported(tmp_path: pathlib.Path) -> None:
-    """A scenario naming a python function has its worker started as soon as the file is read,
-    before pydantic, jsonschema, the engine and the store are imported (their imports then
-    overlap the worker's start-up), and the turn's load check uses that worker."""
+    """A scenario naming a python function has its worker started (loading the function) as
+    soon as the file is read, before pydantic, jsonschema, the engine and the store are
+    imported (their imports then overlap the worker's start-up), and the turn uses that
+    worker."""
     (tmp_path / "checks.py").write_text("def ok(output, ctx):\n    return None\n")
     scenario = tmp_path / "s.toml"
     scenario.write_text(
@@ -140,9 +141,9 @@ def test_a_worker_starts_before_the_engine_is_imported(tmp_path: pathlib.Path) -
         "heavy = ('pydantic', 'jsonschema', 'inspector.core.scenario', 'inspector.core.loop',\n"
         "         'inspector.store')\n"
         "seen, started, real = [], [], pool.start\n"
-        "def start():\n"
+        "def start(targets=()):\n"
         "    seen.append([m for m in heavy if m in sys.modules])\n"
-        "    real()\n"
+        "    real(targets)\n"
         "    started.extend(pool.live_workers())\n"
         "pool.start = start\n"
         "from inspector.cli import main\n"

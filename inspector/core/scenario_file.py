@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.core.errors import ScenarioError
+from inspector.core.worker.protocol import Target
 
 # A scenario is a hand-written file; anything bigger is a mistake (a log, a device) and reading
 # it whole would cost the memory it claims.
@@ -53,6 +54,36 @@ def names_user_code(data: dict[str, Any], overrides: list[str] | None = None) ->
             if isinstance(item, dict) and (item.get("function") or item.get("kind") == "python"):
                 return True
     return False
+
+
+def user_code_targets(tables: ScenarioTables, overrides: list[str] | None = None) -> list[Target]:
+    """The python functions a turn of this scenario checks before it starts, named as its load
+    checks name them, in their order (tools, python validators, feedback builder, fallback),
+    read from the tables before validation; none when an override may change them (a
+    ``--set`` of ``tools``, ``validators`` or ``policy``). A user-code worker can load them
+    while the app starts up (``pool.start``); a target named differently here is only loaded
+    twice."""
+    changed = ("tools", "validators", "policy")
+    if any(text.partition("=")[0].strip().startswith(changed) for text in overrides or []):
+        return []
+    data, source, base = tables.data, tables.source, str(tables.base_dir)
+    found: list[Target] = []
+    for section, kind in (("tools", None), ("validators", "python")):
+        items = data.get(section)
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            if not isinstance(item, dict) or (kind and item.get("kind") != kind):
+                continue
+            ref = item.get("function")
+            if isinstance(ref, str) and ref:
+                found.append(Target(ref, base, f"{source}: {section}[{i}].function"))
+    policy = data.get("policy")
+    policy = policy if isinstance(policy, dict) else {}
+    for key in ("feedback_builder", "fallback_function"):
+        ref = policy.get(key)
+        used = key == "fallback_function" or policy.get("feedback_history") == "custom"
+        if used and isinstance(ref, str) and ref:
+            found.append(Target(ref, base, f"{source}: policy.{key}"))
+    return found
 
 
 def _names_function(key: str) -> bool:

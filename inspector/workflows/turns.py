@@ -60,17 +60,18 @@ def plan_turn(ref: str, overrides: list[str], *, set_up: bool = False) -> TurnPl
     """Loads scenario ``ref`` (a file or ``demo:NAME``) with ``--set`` style overrides and
     builds its provider. Bad input: ``InspectorError`` with one line.
 
-    A scenario that names python functions gets its user-code worker started as soon as the
-    file is read (``pool.start``), so that the worker's start-up overlaps the engine's imports
-    and the scenario's validation instead of following them (docs/user-code.md)."""
-    from inspector.core.scenario_file import names_user_code
+    A scenario that names python functions gets its user-code worker started, loading them, as
+    soon as the file is read (``pool.start``), so that the worker's start-up and the user's
+    imports overlap the engine's imports and the scenario's validation instead of following
+    them (docs/user-code.md "Start-up")."""
+    from inspector.core.scenario_file import names_user_code, user_code_targets
     from inspector.resources import read_scenario_ref
 
     tables = read_scenario_ref(ref)
     if names_user_code(tables.data, overrides):
         from inspector.core.worker import pool
 
-        pool.start()
+        pool.start(user_code_targets(tables, overrides))
     from inspector.core.scenario import scenario_from_tables
 
     scenario = scenario_from_tables(tables, overrides)

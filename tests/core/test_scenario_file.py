@@ -13,9 +13,13 @@ from typing import Any
 import pytest
 
 from inspector.core.errors import ScenarioError
+from inspector.core.loop import Turn
 from inspector.core.scenario import load_scenario
-from inspector.core.scenario_file import names_user_code, read_scenario_file
-from inspector.resources import demo_names, read_scenario_ref
+from inspector.core.scenario_file import names_user_code, read_scenario_file, user_code_targets
+from inspector.core.worker import pool
+from inspector.core.worker.protocol import Target
+from inspector.providers.factory import build_provider
+from inspector.resources import demo_names, read_scenario_ref, resolve_scenario
 
 TOOL = {"name": "t", "parameters": {"type": "object"}}
 
@@ -88,3 +92,61 @@ def test_reading_imports_no_pydantic_or_engine() -> None:
     loaded = set(json.loads(out.strip().splitlines()[-1]))
     heavy = {"pydantic", "jsonschema", "asyncio", "inspector.core.scenario", "inspector.core.loop"}
     assert loaded.isdisjoint(heavy), loaded & heavy
+
+
+def _checked_by_a_turn(ref: str, monkeypatch: pytest.MonkeyPatch) -> list[Target]:
+    """The targets a turn of ``ref`` checks, in order (``pool.check`` recorded, not run)."""
+    seen: list[Target] = []
+    monkeypatch.setattr(pool, "check", lambda targets, *a, **k: seen.extend(targets))
+    monkeypatch.setattr(pool, "wake", lambda: None)
+    scenario = resolve_scenario(ref)
+    Turn(scenario, build_provider(scenario), lambda event: None)
+    return seen
+
+
+SCENARIO_WITH_HOOKS = """
+name = "hooks"
+[prompt]
+user = "hi"
+[[tools]]
+name = "canned"
+result = "x"
+[[tools]]
+name = "from_file"
+function = "hooks.py:tool"
+[[validators]]
+kind = "max_length"
+max = 10
+[[validators]]
+kind = "python"
+function = "hooks.py:check"
+[policy]
+feedback_history = "custom"
+feedback_builder = "hooks.py:build"
+on_invalid_output = "fallback"
+fallback_function = "hooks.py:fall"
+[[script]]
+text = "done"
+"""
+
+
+@pytest.mark.parametrize("ref", [*(f"demo:{name}" for name in demo_names()), "hooks"])
+def test_early_targets_are_the_ones_a_turn_checks(
+    ref: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if ref == "hooks":
+        ref = str(tmp_path / "hooks.toml")
+        Path(ref).write_text(SCENARIO_WITH_HOOKS, encoding="utf-8")
+    expected = _checked_by_a_turn(ref, monkeypatch)
+    assert user_code_targets(read_scenario_ref(ref)) == expected
+    if ref.endswith("hooks.toml"):
+        assert len(expected) == 4
+
+
+def test_no_early_targets_when_an_override_may_change_them(tmp_path: Path) -> None:
+    path = tmp_path / "hooks.toml"
+    path.write_text(SCENARIO_WITH_HOOKS, encoding="utf-8")
+    tables = read_scenario_file(path)
+    assert user_code_targets(tables, ["model.name=other"])
+    for text in ("tools.1.function=x.py:f", "validators.1.kind=max_length", "policy.x=1"):
+        assert user_code_targets(tables, [text]) == []
