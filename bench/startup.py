@@ -5,7 +5,8 @@ code, byte-code cached in a folder of the benchmark's own, as in ``bench/process
 of the whole process tree (the command and its user-code worker: ``RUSAGE_CHILDREN``) and wall
 time, medians. Cases: a scripted turn with no tool call and a canned tool (no user code), the
 same turn with the tool an ``async def`` from a file (``bench/process.py``'s fixed-cost
-scenario: a worker starts and loads the file), one call of that tool, ``--json``,
+scenario: a worker starts and loads the file), one call of that tool, ``--json``, one call of
+a tool whose file imports ``httpx`` first (as a user's tools often do),
 ``demo:retry-feedback`` (a python validator) and ``demo:empty-final``. Peers in the same run: a
 bare ``python -c pass`` and ``agent-inspector --help``; with ``--base DIR``, the same cases run
 by another tree's code (e.g. ``git archive`` of the branch point), alternated with this one's
@@ -36,6 +37,7 @@ CASES = {  # name: (scenario, extra arguments)
     "tool from a file, not called": ("process_0.toml", []),
     "tool from a file, called once": ("process_1.toml", []),
     "tool from a file, called once, --json": ("process_1.toml", ["--json"]),
+    "tool from a file importing httpx, called once": ("heavy_1.toml", []),
     "demo:retry-feedback (python validator)": ("demo:retry-feedback", []),
     "demo:empty-final (no user code)": ("demo:empty-final", []),
 }
@@ -74,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "canned.toml").write_text(CANNED, encoding="utf-8")
         for n in (0, 1):
             (folder / f"process_{n}.toml").write_text(scenario_text(n), encoding="utf-8")
+        # A tool file as users write them: it imports an HTTP client first.
+        heavy = "import httpx  # noqa: F401\n\n" + TOOL_MODULES["async"]
+        (folder / "heavy_tools.py").write_text(heavy, encoding="utf-8")
+        heavy_scenario = scenario_text(1).replace("async_tools.py", "heavy_tools.py")
+        (folder / "heavy_1.toml").write_text(heavy_scenario, encoding="utf-8")
         envs = {tree: child_env(str(folder / f"pycache-{tree}")) for tree in trees}
         jobs: dict[tuple[str, str], list[str]] = {}
         for tree in trees:
