@@ -12,7 +12,8 @@ bare ``python -c pass`` and ``agent-inspector --help``; with ``--base DIR``, the
 by another tree's code (e.g. ``git archive`` of the branch point), alternated with this one's
 run by run, so that drift on a shared machine hits both alike.
 
-Usage: ``python bench/startup.py [--base DIR] [--runs N]`` (prints a table; no goals).
+Usage: ``python bench/startup.py [--base DIR] [--runs N] [--only WORDS]`` (prints a table; no
+goals).
 """
 
 from __future__ import annotations
@@ -67,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", type=Path, help="another tree to run the same cases with")
     parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--only", default="", help="only the cases whose name contains this")
     args = parser.parse_args(argv)
+    cases = {name: case for name, case in CASES.items() if args.only in name}
     trees = {"this": REPO, **({"base": args.base.resolve()} if args.base else {})}
     with tempfile.TemporaryDirectory(prefix="inspector-startup-") as name:
         folder = Path(name)
@@ -86,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         for tree in trees:
             jobs[(tree, "python -c pass")] = [sys.executable, "-c", "pass"]
             jobs[(tree, "--help")] = [sys.executable, "-m", "inspector", "--help"]
-            for case, (scenario, extra) in CASES.items():
+            for case, (scenario, extra) in cases.items():
                 path = scenario if scenario.startswith("demo:") else str(folder / scenario)
                 db = str(folder / f"runs-{tree}.sqlite3")  # one store per tree, as a user has
                 jobs[(tree, case)] = [sys.executable, "-m", "inspector", "run", path, "--db", db]
@@ -96,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()[0]
         times: dict[tuple[str, str], list[tuple[float, float]]] = {job: [] for job in jobs}
         for _ in range(args.runs):
-            for case in ["python -c pass", "--help", *CASES]:
+            for case in ["python -c pass", "--help", *cases]:
                 for tree in trees:  # alternated: this, base, this, base...
                     times[(tree, case)].append(timed(jobs[(tree, case)], trees[tree], envs[tree]))
         load_after = os.getloadavg()[0]
@@ -105,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     heads = " | ".join(f"{tree}: CPU ms | {tree}: wall ms" for tree in trees)
     print(f"| case | {heads} |")
     print("|---|" + "---:|" * (2 * len(trees)))
-    for case in ["python -c pass", "--help", *CASES]:
+    for case in ["python -c pass", "--help", *cases]:
         cells = []
         for tree in trees:
             wall, cpu = zip(*times[(tree, case)], strict=True)
