@@ -63,7 +63,7 @@ def plan_turn(ref: str, overrides: list[str], *, set_up: bool = False) -> TurnPl
     A scenario that names python functions gets its user-code worker started, loading them, as
     soon as the file is read (``pool.start``), so that the worker's start-up and the user's
     imports overlap the engine's imports and the scenario's validation instead of following
-    them (docs/user-code.md "Start-up")."""
+    them (docs/user-code.md, "Started as the scenario is read")."""
     from inspector.core.scenario_file import names_user_code, user_code_targets
     from inspector.resources import read_scenario_ref
 

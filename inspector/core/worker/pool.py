@@ -145,7 +145,7 @@ def start(targets: Sequence[Target] = ()) -> None:
     """Starts a worker now unless one is idle, and has it load ``targets`` (a ``Check`` each,
     sent ahead; ``check`` of the same target reads that reply), without waiting: called as
     early as a command knows it will check user code, the worker's start-up and imports
-    overlap the app's own (docs/user-code.md "Start-up")."""
+    overlap the app's own (docs/user-code.md, "Started as the scenario is read")."""
     with _lock:
         if any(worker.alive() for worker in _idle):
             return
