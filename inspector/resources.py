@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspector.core.errors import ScenarioError
-from inspector.core.scenario import Scenario, load_scenario
+from inspector.core.scenario_file import ScenarioTables, read_scenario_file
+
+if TYPE_CHECKING:  # the engine's models are imported when a scenario is validated
+    from inspector.core.scenario import Scenario
 
 DEMO_PREFIX = "demo:"
 
@@ -37,6 +41,13 @@ def demo_path(name: str) -> Path:
 
 def resolve_scenario(ref: str, overrides: list[str] | None = None) -> Scenario:
     """``ref`` is a path to a scenario TOML file or ``demo:NAME``."""
+    from inspector.core.scenario import scenario_from_tables
+
+    return scenario_from_tables(read_scenario_ref(ref), overrides)
+
+
+def read_scenario_ref(ref: str) -> ScenarioTables:
+    """The tables of scenario ``ref`` (a path or ``demo:NAME``), read but not validated."""
     if ref.startswith(DEMO_PREFIX):
-        return load_scenario(demo_path(ref.removeprefix(DEMO_PREFIX)), overrides, source=ref)
-    return load_scenario(ref, overrides)
+        return read_scenario_file(demo_path(ref.removeprefix(DEMO_PREFIX)), source=ref)
+    return read_scenario_file(ref)

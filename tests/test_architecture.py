@@ -4,6 +4,7 @@ Qt, HTTP or SQLite, and the CLI runs a turn without Qt (so it works with no disp
 from __future__ import annotations
 
 import json
+import pathlib
 import pkgutil
 import subprocess
 import sys
@@ -94,3 +95,60 @@ def test_help_imports_no_engine_store_or_event_loop() -> None:
     heavy = {"asyncio", "sqlite3", "pydantic", "httpx", "PySide6", "inspector.core.loop", "tomllib"}
     assert loaded.isdisjoint(heavy), loaded & heavy
     assert not [m for m in loaded if m.startswith("inspector.store")]
+
+
+def _probe(code: str) -> object:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nprint(json.dumps(result))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_run_without_user_code_starts_no_worker(tmp_path: pathlib.Path) -> None:
+    """A scripted scenario with no python function: no worker process, and neither the regex
+    engine (no regex validator) nor multiprocessing is imported."""
+    code = (
+        "import io, contextlib, json, sys\n"
+        "from inspector.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['run', 'demo:empty-final', '--db', {str(tmp_path / 'r.db')!r}]) == 0\n"
+        "from inspector.core.worker import pool\n"
+        "heavy = ('regex', 'multiprocessing')\n"
+        "result = [pool.live_workers(), [m for m in heavy if m in sys.modules]]"
+    )
+    assert _probe(code) == [[], []]
+
+
+def test_a_worker_starts_before_the_engine_is_imported(tmp_path: pathlib.Path) -> None:
+    """A scenario naming a python function has its worker started (loading the function) as
+    soon as the file is read, before pydantic, jsonschema, the engine and the store are
+    imported (their imports then overlap the worker's start-up), and the turn uses that
+    worker."""
+    (tmp_path / "checks.py").write_text("def ok(output, ctx):\n    return None\n")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        'name = "s"\n[prompt]\nuser = "hi"\n'
+        '[[validators]]\nkind = "python"\nfunction = "checks.py:ok"\n'
+        '[[script]]\ntext = "done"\n',
+        encoding="utf-8",
+    )
+    code = (
+        "import io, contextlib, json, sys\n"
+        "from inspector.core.worker import pool\n"
+        "heavy = ('pydantic', 'jsonschema', 'inspector.core.scenario', 'inspector.core.loop',\n"
+        "         'inspector.store')\n"
+        "seen, started, real = [], [], pool.start\n"
+        "def start(targets=()):\n"
+        "    seen.append([m for m in heavy if m in sys.modules])\n"
+        "    real(targets)\n"
+        "    started.extend(pool.live_workers())\n"
+        "pool.start = start\n"
+        "from inspector.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['run', {str(scenario)!r}, '--db', {str(tmp_path / 'r.db')!r}]) == 0\n"
+        "result = [seen, pool.live_workers() == started]"
+    )
+    assert _probe(code) == [[[]], True]

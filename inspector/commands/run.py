@@ -94,11 +94,12 @@ def stored_record(
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
-    from inspector.core.events import fan_out
-    from inspector.store import Store
     from inspector.workflows.turns import plan_turn
 
-    plan = plan_turn(args.scenario, args.overrides)
+    plan = plan_turn(args.scenario, args.overrides)  # first: it may start a worker (user code)
+    from inspector.core.events import fan_out
+    from inspector.store import Store
+
     with Store.open(args.db) as store:
         finished: list[RunRecord] = []
         recorder = store.recorder()

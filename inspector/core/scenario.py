@@ -9,8 +9,6 @@ from __future__ import annotations
 import copy
 import functools
 import re
-import stat
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from inspector.core.errors import ScenarioError
 from inspector.core.messages import Message
 from inspector.core.policy import MAX_COUNT, MAX_WAIT_S, Policy
+
+# The file-reading half (no pydantic) lives in scenario_file; these names stay importable here.
+from inspector.core.scenario_file import MAX_SCENARIO_BYTES as MAX_SCENARIO_BYTES
+from inspector.core.scenario_file import ScenarioTables as ScenarioTables
+from inspector.core.scenario_file import apply_overrides as apply_overrides
+from inspector.core.scenario_file import parse_override as parse_override
+from inspector.core.scenario_file import read_input_file as read_input_file
+from inspector.core.scenario_file import read_scenario_file
+from inspector.core.scenario_file import read_scenario_toml as read_scenario_toml
 from inspector.core.schema import schema_problem
 from inspector.core.validators import ValidatorSpec
 
@@ -257,52 +264,6 @@ def describe_validation_error(source: str, exc: ValidationError) -> str:
     return line
 
 
-def parse_override(text: str) -> tuple[list[str], Any]:
-    """``SECTION.KEY=VALUE``: VALUE is read as TOML, and taken as a plain string when it is not."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # bytes from the command line that are not UTF-8
-        raise ScenarioError(f"--set {text!a}: not valid UTF-8 text") from None
-    key, sep, raw = text.partition("=")
-    path = [p.strip() for p in key.strip().split(".") if p.strip()]
-    if not sep or not path:
-        raise ScenarioError(f"--set {text!r}: expected SECTION.KEY=VALUE")
-    raw = raw.strip()
-    try:
-        value: Any = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        value = raw
-    return path, value
-
-
-def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
-    """Sets each ``a.b.c=VALUE`` in ``data``; a number selects an item of an array
-    (``validators.1.max=200``)."""
-    for text in overrides:
-        path, value = parse_override(text)
-        node: Any = data
-        for depth, part in enumerate(path):
-            last = depth == len(path) - 1
-            if isinstance(node, list):
-                if not part.isdigit() or int(part) >= len(node):
-                    where = ".".join(path[:depth]) or "(top level)"
-                    raise ScenarioError(
-                        f"--set {text!r}: {where} has {len(node)} item(s); {part!r} is not one"
-                    )
-                if last:
-                    node[int(part)] = value
-                else:
-                    node = node[int(part)]
-            elif isinstance(node, dict):
-                if last:
-                    node[part] = value
-                else:
-                    node = node.setdefault(part, {})
-            else:
-                raise ScenarioError(f"--set {text!r}: {path[depth - 1]!r} is not a table")
-    return data
-
-
 def scenario_from_dict(
     data: dict[str, Any],
     *,
@@ -335,52 +296,19 @@ def scenario_from_dict(
     return scenario.model_copy(update={"base_dir": base_dir, "source": source})
 
 
-def read_scenario_toml(text: str, source: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{source}: not valid TOML: {exc}") from None
-
-
-# A scenario is a hand-written file; anything bigger is a mistake (a log, a device) and reading
-# it whole would cost the memory it claims.
-MAX_SCENARIO_BYTES = 4 * 1024 * 1024
-
-
-def read_input_file(p: Path, name: str) -> str:
-    """A scenario-style input file's text; a path that is no regular file (a FIFO would block,
-    ``/dev/zero`` never ends) or is too large is bad input, refused before it is opened."""
-    try:
-        info = p.stat()
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "a device, FIFO or socket"
-            raise ScenarioError(f"{name}: not a regular file ({kind})")
-        if info.st_size > MAX_SCENARIO_BYTES:
-            raise ScenarioError(
-                f"{name}: {info.st_size} bytes; a scenario file is at most "
-                f"{MAX_SCENARIO_BYTES // (1024 * 1024)} MB"
-            )
-        with p.open("rb") as f:
-            data = f.read(MAX_SCENARIO_BYTES + 1)
-    except OSError as exc:
-        raise ScenarioError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    except ValueError:  # a NUL byte in the path
-        raise ScenarioError(f"{name!r}: not a usable path (it contains a NUL byte)") from None
-    if len(data) > MAX_SCENARIO_BYTES:  # it grew while being read
-        raise ScenarioError(f"{name}: a scenario file is at most {MAX_SCENARIO_BYTES} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{name}: not UTF-8 text (byte {exc.start})") from None
-
-
 def load_scenario(
     path: str | Path, overrides: list[str] | None = None, *, source: str | None = None
 ) -> Scenario:
     """``source`` names the scenario in errors (default: the path as given)."""
-    p = Path(path)
-    name = source or str(p)
-    text = read_input_file(p, name)
-    data = read_scenario_toml(text, name)
-    base_dir = p.resolve().parent
-    return scenario_from_dict(data, source=name, base_dir=base_dir, overrides=overrides, owned=True)
+    return scenario_from_tables(read_scenario_file(path, source), overrides)
+
+
+def scenario_from_tables(tables: ScenarioTables, overrides: list[str] | None = None) -> Scenario:
+    """The scenario of a file just read (its tables are given away: not copied)."""
+    return scenario_from_dict(
+        tables.data,
+        source=tables.source,
+        base_dir=tables.base_dir,
+        overrides=overrides,
+        owned=True,
+    )

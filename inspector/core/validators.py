@@ -19,9 +19,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import regex
 from pydantic import BaseModel, ConfigDict, Field
 
 from inspector.core.errors import ScenarioError, last_line
@@ -29,11 +28,14 @@ from inspector.core.loading import ModuleLoadError
 from inspector.core.messages import Message, content_text
 from inspector.core.policy import MAX_COUNT
 from inspector.core.records import SourceLocation, Verdict
-from inspector.core.regex_limits import compile_pattern
+from inspector.core.regex_limits import IGNORECASE, compile_pattern
 from inspector.core.schema import schema_errors, schema_problem
 from inspector.core.worker import pool
 from inspector.core.worker.contexts import ValidatorContext
 from inspector.core.worker.protocol import Reply, Target
+
+if TYPE_CHECKING:  # imported when a regex validator is compiled (``compile_pattern``)
+    import regex
 
 When = Literal["final", "every_step"]
 
@@ -183,7 +185,7 @@ class Validator:
         self.broken: str | None = None  # why the python function could not be loaded
         self._broken_at: SourceLocation | None = None  # where, when known
         if isinstance(spec, RegexAbsent | RegexPresent):
-            flags = regex.IGNORECASE if spec.ignore_case else 0
+            flags = IGNORECASE if spec.ignore_case else 0
             self._regex = compile_pattern(spec.pattern, flags, where)
         if isinstance(spec, JsonSchema):
             problem = schema_problem(spec.json_schema)

@@ -12,13 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from inspector.core.events import EventSink
-from inspector.core.loop import Turn
-from inspector.core.provider import Provider
-from inspector.core.records import RunRecord
-from inspector.core.scenario import Scenario
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: a worker starts before the engine is imported
+    from inspector.core.events import EventSink
+    from inspector.core.loop import Turn
+    from inspector.core.provider import Provider
+    from inspector.core.records import RunRecord
+    from inspector.core.scenario import Scenario
     from inspector.store import Recorder, Store
 
 
@@ -52,15 +51,30 @@ class TurnPlan:
     overrides: list[str] = field(default_factory=list)
 
     def turn(self, sink: EventSink) -> Turn:
+        from inspector.core.loop import Turn
+
         return Turn(self.scenario, self.provider, sink, overrides=self.overrides)
 
 
 def plan_turn(ref: str, overrides: list[str], *, set_up: bool = False) -> TurnPlan:
     """Loads scenario ``ref`` (a file or ``demo:NAME``) with ``--set`` style overrides and
-    builds its provider. Bad input: ``InspectorError`` with one line."""
-    from inspector.resources import resolve_scenario
+    builds its provider. Bad input: ``InspectorError`` with one line.
 
-    scenario = resolve_scenario(ref, overrides)
+    A scenario that names python functions gets its user-code worker started, loading them, as
+    soon as the file is read (``pool.start``), so that the worker's start-up and the user's
+    imports overlap the engine's imports and the scenario's validation instead of following
+    them (docs/user-code.md, "Started as the scenario is read")."""
+    from inspector.core.scenario_file import names_user_code, user_code_targets
+    from inspector.resources import read_scenario_ref
+
+    tables = read_scenario_ref(ref)
+    if names_user_code(tables.data, overrides):
+        from inspector.core.worker import pool
+
+        pool.start(user_code_targets(tables, overrides))
+    from inspector.core.scenario import scenario_from_tables
+
+    scenario = scenario_from_tables(tables, overrides)
     return TurnPlan(scenario, live_provider(set_up=set_up)(scenario), list(overrides))
 
 

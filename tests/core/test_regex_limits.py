@@ -71,3 +71,12 @@ def test_any_pattern_compiles_or_is_one_line(pattern: str) -> None:
         assert "\n" not in str(exc)
     else:
         assert compiled.pattern == pattern
+
+
+def test_the_ignore_case_flag_is_the_engines() -> None:
+    """Kept as a number so that validators import the regex engine only to compile a pattern."""
+    import regex
+
+    from inspector.core.regex_limits import IGNORECASE
+
+    assert IGNORECASE == regex.IGNORECASE

@@ -21,6 +21,7 @@ from inspector.core.errors import ScenarioError
 from inspector.core.worker import pool
 from inspector.core.worker.contexts import ValidatorContext
 from inspector.core.worker.ending import clip, died
+from inspector.core.worker.process import WorkerProcess
 from inspector.core.worker.protocol import CAPTURE_LIMIT, Reply, Target
 from inspector.core.worker.scrub import scrub, secret_values
 
@@ -514,3 +515,77 @@ async def test_an_exit_in_a_batch_retires_its_worker_and_the_rest_go_on(tmp_path
         (None, "SystemExit: 4"),
         ("B", None),
     ]
+
+
+def test_a_worker_started_early_serves_the_next_check(tmp_path: Path) -> None:
+    """``pool.start`` starts one worker without waiting for it (none while one is idle); the
+    next check and call take it."""
+    (tmp_path / "early.py").write_text("def f(x):\n    return x + 1\n", encoding="utf-8")
+    pool.shutdown()
+    pool.start()
+    pool.start()
+    started = pool.live_workers()
+    assert len(started) == 1
+    early = Target("early.py:f", str(tmp_path), "test.toml: tools[0].function")
+    pool.check([early])
+    assert asyncio.run(pool.call(early, (1,), {}, 5.0)).value == 2
+    assert pool.live_workers() == started
+
+
+def _early_files(folder: Path) -> dict[str, Target]:
+    sources = {
+        "good": "def f(x):\n    return x + 1\n",
+        "other": "def f(x):\n    return x + 2\n",
+        "broken": "def f(:\n",
+        "hangs_on_import": "import time\ntime.sleep(1000)\ndef f(x):\n    return x\n",
+    }
+    for name, source in sources.items():
+        (folder / f"{name}.py").write_text(source, encoding="utf-8")
+    return {n: Target(f"{n}.py:f", str(folder), f"test.toml: tools[{n}].function") for n in sources}
+
+
+def test_a_check_reads_the_reply_of_the_same_check_sent_early(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pool.start(targets)`` has the worker load them at once; ``check`` of each then reads
+    that reply (in any order) instead of asking again, with the same one-line error a check of
+    its own gives."""
+    targets = _early_files(tmp_path)
+    sent: list[object] = []
+    real_send = WorkerProcess.send
+    monkeypatch.setattr(WorkerProcess, "send", lambda w, r: (sent.append(r), real_send(w, r)))
+    pool.shutdown()
+    with pytest.raises(ScenarioError) as alone:
+        pool.check([targets["broken"]])
+    pool.shutdown()
+    pool.start([targets["good"], targets["broken"], targets["other"]])
+    started = pool.live_workers()
+    pool.check([targets["other"]])  # read after the two sent before it
+    pool.check([targets["good"]])
+    with pytest.raises(ScenarioError) as early:
+        pool.check([targets["broken"]])
+    assert str(early.value) == str(alone.value)
+    assert [type(r).__name__ for r in sent] == ["Check"] * 4  # the one alone, the three early
+    assert pool.live_workers() == started
+    assert asyncio.run(pool.call(targets["other"], (1,), {}, 5.0)).value == 3
+
+
+def test_an_early_check_of_a_file_changed_since_is_not_used(tmp_path: Path) -> None:
+    targets = _early_files(tmp_path)
+    pool.shutdown()
+    pool.start([targets["good"]])
+    path = tmp_path / "good.py"
+    path.write_text("def f(x):\n    return x + 10\n", encoding="utf-8")
+    os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))  # a later mtime
+    pool.check([targets["good"]])
+    assert asyncio.run(pool.call(targets["good"], (1,), {}, 5.0)).value == 11
+
+
+def test_an_early_check_that_hangs_times_out_as_its_own_check_would(tmp_path: Path) -> None:
+    targets = _early_files(tmp_path)
+    pool.shutdown()
+    pool.start([targets["hangs_on_import"]])
+    with pytest.raises(ScenarioError, match=r"importing hangs_on_import\.py took longer than 1 s"):
+        pool.check([targets["hangs_on_import"]], timeout_s=1.0)
+    assert pool.live_workers() == []  # killed, not left importing
+    pool.check([targets["good"]])

@@ -1,7 +1,7 @@
 """The worker process: loads user files and runs user functions, one request at a time.
 
 Started by ``pool`` as ``python -m inspector.core.worker.child FD PARENT_PID MEMORY_MB``; FD is
-its end of a socket pair, read and written as a ``multiprocessing.connection.Connection``.
+its end of a socket pair, read and written as a ``channel.Channel``.
 Its stdout and stderr are a file the app gave it: during a call ``sys.stdout``/``sys.stderr``
 write through to that file up to ``CAPTURE_LIMIT`` characters, and the call's reply carries
 what was written (also what native code wrote to file descriptors 1 and 2). Nothing user code
@@ -18,12 +18,12 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from inspector.core.errors import ScenarioError, last_line
 from inspector.core.loading import ModuleLoadError, line_in, load_function, load_module, reset
+from inspector.core.worker.channel import Channel
 from inspector.core.worker.contexts import ValidatorContext
 from inspector.core.worker.ending import clip
 from inspector.core.worker.protocol import (
@@ -278,7 +278,7 @@ def _limit_memory(memory_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def serve(conn: Connection, worker: Worker) -> None:
+def serve(conn: Channel, worker: Worker) -> None:
     while True:
         try:
             request = pickle.loads(conn.recv_bytes())
@@ -291,15 +291,17 @@ def serve(conn: Connection, worker: Worker) -> None:
                 return
             except Exception as exc:  # the value cannot be pickled: say so instead
                 kind = type(reply.value).__name__
-                conn.send(
-                    Reply(
-                        error=f"returned a {kind}, which cannot be sent back from the user-code "
-                        f"worker (not picklable): {last_line(exc)}",
-                        captured=reply.captured,
-                        stopped=reply.stopped,
-                        retire=reply.retire,
-                    )
+                instead = Reply(
+                    error=f"returned a {kind}, which cannot be sent back from the user-code "
+                    f"worker (not picklable): {last_line(exc)}",
+                    captured=reply.captured,
+                    stopped=reply.stopped,
+                    retire=reply.retire,
                 )
+                try:
+                    conn.send_bytes(pickle.dumps(instead, pickle.HIGHEST_PROTOCOL))
+                except (EOFError, OSError):
+                    return
 
 
 def main(argv: list[str]) -> None:
@@ -311,8 +313,8 @@ def main(argv: list[str]) -> None:
     sys.stderr = _TextWriter(capture, 2)
     _limit_memory(memory_mb)
     worker = Worker(memory_mb, capture)
-    conn = Connection(fd)
-    conn.send(Reply(value=os.getpid()))  # ready
+    conn = Channel.from_fd(fd)
+    conn.send_bytes(pickle.dumps(Reply(value=os.getpid()), pickle.HIGHEST_PROTOCOL))  # ready
     serve(conn, worker)
 
 

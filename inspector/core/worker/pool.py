@@ -15,27 +15,25 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
-import contextlib
 import dataclasses
 import math
 import os
-import pickle
-import select
-import socket
-import subprocess
-import sys
-import tempfile
 import threading
-import time
 from collections.abc import Sequence
-from multiprocessing.connection import Connection
 from typing import Any
 
 from inspector.core.errors import ScenarioError
 from inspector.core.loading import ModuleLoadError
-from inspector.core.worker.ending import clip, died, timed_out
+from inspector.core.worker.ending import timed_out
+from inspector.core.worker.process import (
+    DEFAULT_MEMORY_MB,
+    MEMORY_ENV,
+    Early,
+    WorkerGone,
+    WorkerProcess,
+    memory_limit_mb,
+)
 from inspector.core.worker.protocol import (
-    CAPTURE_LIMIT,
     Batch,
     Call,
     Check,
@@ -48,6 +46,7 @@ from inspector.core.worker.protocol import (
 from inspector.core.worker.scrub import scrub, secret_values
 
 __all__ = [
+    "DEFAULT_MEMORY_MB",
     "MEMORY_ENV",
     "WorkerGone",
     "WorkerProcess",
@@ -59,15 +58,13 @@ __all__ = [
     "live_workers",
     "memory_limit_mb",
     "shutdown",
+    "start",
     "wake",
 ]
 
-MEMORY_ENV = "AGENT_INSPECTOR_USER_CODE_MEMORY_MB"
-DEFAULT_MEMORY_MB = 2048
 MAX_IDLE = 2
 START_TIMEOUT_S = 60.0  # python start-up and imports, never counted against a call's deadline
 LOAD_TIMEOUT_S = 30.0  # importing a user file (at load time, before a turn starts)
-WORKER_FLAG = "--user-code-worker"  # how the frozen app starts itself as a worker
 # Most calls answer within a millisecond: waiting that long in the kernel first spares them a
 # trip through the event loop (a reader registered, a loop iteration); the loop is held up by
 # at most this much.
@@ -75,157 +72,8 @@ FAST_WAIT_S = 0.001
 BATCH = 256  # calls per Batch request: few round trips, no huge pickle of many histories
 
 
-def memory_limit_mb() -> int:
-    """The workers' address-space limit in MB (``AGENT_INSPECTOR_USER_CODE_MEMORY_MB``; 0: none)."""
-    raw = os.environ.get(MEMORY_ENV, "").strip()
-    if raw.isdigit():
-        return int(raw)
-    return DEFAULT_MEMORY_MB
-
-
-def _command(fd: int) -> list[str]:
-    args = [str(fd), str(os.getpid()), str(memory_limit_mb())]
-    if getattr(sys, "frozen", False):
-        return [sys.executable, WORKER_FLAG, *args]
-    return [sys.executable, "-m", "inspector.core.worker.child", *args]
-
-
 def _seconds(timeout_s: float) -> float | None:
     return None if math.isinf(timeout_s) else timeout_s
-
-
-class WorkerGone(Exception):
-    """The worker ended while a request was in flight; the message says how."""
-
-
-class WorkerProcess:
-    """One worker: a child python process, a socket to it and the file its output goes to."""
-
-    def __init__(self) -> None:
-        ours, theirs = socket.socketpair()
-        self.output = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the worker
-        try:
-            self.process = subprocess.Popen(
-                _command(theirs.fileno()),
-                pass_fds=[theirs.fileno()],
-                stdin=subprocess.DEVNULL,
-                stdout=self.output,
-                stderr=self.output,
-            )
-        except BaseException:
-            ours.close()
-            self.output.close()
-            raise
-        finally:
-            theirs.close()
-        self.conn = Connection(ours.detach())
-        self.ready = False
-        self.loaded: dict[Target, tuple[int, int]] = {}  # imported here: file mtime, generation
-        self.pinged = False  # a Ping's reply is still to come before the next request's
-        # Waiting for a reply in this thread: one poll object for the worker's life, not a
-        # selector built per wait (``Connection.poll``); None where there is no poll().
-        self._poller: Any = None
-        if hasattr(select, "poll"):
-            self._poller = select.poll()
-            self._poller.register(self.conn.fileno(), select.POLLIN)
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def send(self, request: Request) -> None:
-        try:
-            self.conn.send_bytes(pickle.dumps(request, pickle.HIGHEST_PROTOCOL))
-        except OSError:
-            raise WorkerGone(self._death()) from None
-
-    def receive_blocking(self, timeout_s: float | None) -> Reply:
-        deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        while True:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            try:
-                readable = self._wait(left)
-            except OSError:
-                raise WorkerGone(self._death()) from None
-            if not readable:
-                raise TimeoutError
-            reply = self._recv()
-            if reply is not None:
-                return reply
-
-    def _wait(self, timeout_s: float | None) -> bool:
-        """Whether a reply (or the end of the connection) can be read within ``timeout_s``."""
-        if self._poller is None:
-            return bool(self.conn.poll(timeout_s))
-        ms = None if timeout_s is None else math.ceil(timeout_s * 1000)
-        return bool(self._poller.poll(ms))
-
-    async def receive(self) -> Reply:
-        while True:
-            await self._readable()
-            reply = self._recv()
-            if reply is not None:
-                return reply
-
-    async def _readable(self) -> None:
-        loop = asyncio.get_running_loop()
-        readable: asyncio.Future[None] = loop.create_future()
-        fd = self.conn.fileno()
-
-        def ready() -> None:
-            if not readable.done():
-                readable.set_result(None)
-
-        try:
-            loop.add_reader(fd, ready)
-        except NotImplementedError:  # an event loop without add_reader (Windows' proactor)
-            await asyncio.to_thread(self.conn.poll, None)  # returns when we kill the worker
-        else:
-            try:
-                await readable
-            finally:
-                loop.remove_reader(fd)
-
-    def _recv(self) -> Reply | None:
-        """The next reply; None for a ``Ping``'s (read and dropped: a reply is for the request
-        sent after it)."""
-        try:
-            reply: Reply = pickle.loads(self.conn.recv_bytes())
-        except (EOFError, OSError):
-            raise WorkerGone(self._death()) from None
-        if self.pinged:
-            self.pinged = False
-            return None
-        return reply
-
-    def _death(self) -> str:
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            return died(None)
-        return died(self.process.returncode)
-
-    def captured(self) -> str:
-        """What the call in flight wrote so far (after a timeout or a crash)."""
-        with contextlib.suppress(OSError, ValueError):
-            fd = self.output.fileno()
-            size = os.fstat(fd).st_size
-            data = os.pread(fd, min(size, 4 * CAPTURE_LIMIT), 0).decode("utf-8", "replace")
-            return clip(data, len(data) + max(0, size - 4 * CAPTURE_LIMIT))
-        return ""
-
-    def kill(self) -> None:
-        """Kills and reaps the process and closes what we hold of it."""
-        if self.process.poll() is None:
-            with contextlib.suppress(OSError):
-                self.process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=10)
-        self.conn.close()
-        self.output.close()
 
 
 _lock = threading.Lock()
@@ -293,6 +141,28 @@ def shutdown() -> None:
 atexit.register(shutdown)
 
 
+def start(targets: Sequence[Target] = ()) -> None:
+    """Starts a worker now unless one is idle, and has it load ``targets`` (a ``Check`` each,
+    sent ahead; ``check`` of the same target reads that reply), without waiting: called as
+    early as a command knows it will check user code, the worker's start-up and imports
+    overlap the app's own (docs/user-code.md, "Started as the scenario is read")."""
+    with _lock:
+        if any(worker.alive() for worker in _idle):
+            return
+        worker = _spawner.submit(WorkerProcess).result()
+        _live.add(worker)
+        _idle.append(worker)
+        for target in targets:
+            stamp = _stamp(target)
+            if stamp is None or _checked.get(target) == (stamp, _generation):
+                continue  # a file that cannot be read is the check's to report
+            try:
+                worker.send(Check((target,), _generation))
+            except WorkerGone:
+                return  # ``_take`` finds it dead and starts another
+            worker.ahead.append(Early(target, _generation, stamp))
+
+
 def wake() -> None:
     """Has the idle worker the next call takes answer a no-op now, without waiting for it: a
     turn calls this as it starts, so that the worker's wake-up — a process asleep since the
@@ -301,13 +171,13 @@ def wake() -> None:
     next request's."""
     with _lock:
         worker = _idle[-1] if _idle else None  # the one ``_take`` hands out next
-        if worker is None or not worker.ready or worker.pinged:
-            return
+        if worker is None or not worker.ready or worker.ahead:
+            return  # (a worker with requests ahead is busy with them: awake)
         try:
             worker.send(Ping())
         except WorkerGone:
             return  # ``_take`` finds it dead and starts another
-        worker.pinged = True
+        worker.ahead.append(None)
 
 
 def forget(path: object = None) -> None:
@@ -474,8 +344,12 @@ def _blocking(request: Request, timeout_s: float) -> Reply:
             worker.receive_blocking(START_TIMEOUT_S)  # its hello
             worker.ready = True
         stamps = [_stamp(t) for t in request.targets] if isinstance(request, Check) else []
-        worker.send(request)
-        reply = worker.receive_blocking(_seconds(timeout_s))
+        early = _early(worker, request, stamps)
+        if early is not None:
+            reply = worker.claim(early, _seconds(timeout_s))
+        else:
+            worker.send(request)
+            reply = worker.receive_blocking(_seconds(timeout_s))
         reusable = not reply.retire
         if isinstance(request, Check) and reply.error is None:
             for target, stamp in zip(request.targets, stamps, strict=True):
@@ -487,6 +361,15 @@ def _blocking(request: Request, timeout_s: float) -> Reply:
             _give_back(worker)
         else:
             _retire(worker)
+
+
+def _early(worker: WorkerProcess, request: Request, stamps: list[int | None]) -> Early | None:
+    """The early Check (``start``) that ``request`` repeats, when its reply is to come or came:
+    the same one target, generation and file mtime."""
+    if not isinstance(request, Check) or len(request.targets) != 1 or stamps[0] is None:
+        return None
+    sent = Early(request.targets[0], request.generation, stamps[0])
+    return sent if sent in worker.answers or sent in worker.ahead else None
 
 
 def _load_error(reply: Reply) -> ScenarioError:
