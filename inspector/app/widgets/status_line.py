@@ -16,10 +16,13 @@ text as a ``QLabel`` is (``_StaticText``). No links, no selection.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QAccessible,
+    QFontMetricsF,
     QHelpEvent,
     QPainter,
     QPaintEvent,
@@ -176,8 +179,8 @@ class StatusLine(QWidget):
         return -(-width // step) * step
 
     def _text_width(self) -> int:
-        if not self._is_rich:
-            return self.fontMetrics().horizontalAdvance(self._text)
+        if not self._is_rich:  # unrounded: whole pixels left "0 in · 0 out toke…" 1 px short
+            return math.ceil(QFontMetricsF(self.font()).horizontalAdvance(self._text)) + 1
         return int(self._rich().idealWidth()) + 1
 
     def _rich(self) -> QTextDocument:

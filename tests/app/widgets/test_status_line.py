@@ -127,3 +127,21 @@ def test_announced_as_static_text_named_by_its_plain_words(qtbot: QtBot) -> None
     line.setText("Step 5 · attempt 3")
     assert interface.text(QAccessible.Text.Name) == "Step 5 · attempt 3"
     assert window.isVisible()
+
+
+@pytest.mark.parametrize("size", [9.0, 10.0, 11.5, 13.0])
+def test_a_growing_field_shows_its_text_whole(qtbot: QtBot, size: float) -> None:
+    """Sized from whole-pixel advances, the status bar's tokens read "0 in · 0 out toke…" at
+    1400 px wide: the text's real advance is a fraction of a pixel wider."""
+    line = StatusLine("", grow=True)
+    font = QFont(line.font())
+    font.setPointSizeF(size)
+    line.setFont(font)
+    cut = []
+    for text in ("0 in · 0 out tokens", "1,234 in · 567 out tokens", "12 min 34 s", "0.0 s"):
+        line.setText(text)
+        line.resize(line.sizeHint())
+        line.grab()  # painted at the width its layout would give it
+        if line.is_elided():
+            cut.append(text)
+    assert cut == []
