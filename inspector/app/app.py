@@ -10,7 +10,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QMessageLogContext, QTimer, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QIODevice,
+    QMessageLogContext,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtWidgets import QApplication
 
 from inspector.app.runtime.gui_collector import GuiThreadCollector
@@ -18,7 +26,8 @@ from inspector.app.runtime.runner import InspectorEventLoop
 from inspector.app.shell.main_window import MainWindow
 from inspector.app.shell.welcome import is_first_run
 from inspector.app.widgets.icons import app_icon
-from inspector.core.errors import ScenarioError
+from inspector.core.errors import BadInputError, InspectorError, ScenarioError
+from inspector.core.files import write_output
 from inspector.core.records import RunRecord
 from inspector.locations import window_state_file
 from inspector.resources import DEMO_PREFIX, demo_path
@@ -56,10 +65,16 @@ def application() -> QApplication:
 
 
 def save_screenshot(window: MainWindow, path: str | Path) -> None:
-    """Renders the window as it is now to a PNG."""
+    """Renders the window as it is now to a PNG, written all or nothing (``write_output``:
+    ``BadInputError`` for a path that cannot take a file, ``InspectorError`` otherwise)."""
     QApplication.processEvents()
-    if not window.grab().save(str(path), "PNG"):
-        raise OSError(f"cannot write {path}")
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not window.grab().save(buffer, "PNG"):
+        raise InspectorError(f"--screenshot {path}: cannot encode the window as PNG")
+    buffer.close()
+    write_output(Path(path), [data.data()], "--screenshot")
 
 
 class _Headless:
@@ -141,9 +156,9 @@ def _screenshot_done(window: MainWindow, path: str) -> Callable[[RunRecord | Non
             window.timeline.select_last()
         try:
             save_screenshot(window, path)
-        except OSError as exc:
+        except InspectorError as exc:
             print(f"agent-inspector: error: {exc}", file=sys.stderr)
-            return EXIT_FAILED
+            return EXIT_BAD_INPUT if isinstance(exc, BadInputError) else EXIT_FAILED
         if problem:
             print(f"agent-inspector: error: {problem}", file=sys.stderr)
             return EXIT_BAD_INPUT

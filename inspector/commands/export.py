@@ -72,8 +72,11 @@ def _add_otel_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
     from inspector.core.errors import ScenarioError
+    from inspector.core.files import check_output_path
     from inspector.workflows.sweep_ids import is_sweep_id
 
+    if args.out is not None:  # before the run is read: a bad path is said at once
+        check_output_path(Path(args.out), "export --out")
     if is_sweep_id(args.run_id):  # the sweep machinery is imported for sweeps only
         from inspector.commands.sweep_run import export_sweep
 
@@ -182,11 +185,8 @@ def _export_otel(record: RunRecord, args: argparse.Namespace, out: TextIO) -> in
 
 
 def _write_atomically(path: Path, chunks: Iterable[str]) -> None:
-    """All or nothing: a failed export never leaves half a file where the user expects one."""
-    from inspector.core.errors import InspectorError
-    from inspector.core.files import write_atomically
+    """All or nothing: a failed export never leaves half a file where the user expects one; a
+    path that cannot take a file is bad input (exit 2)."""
+    from inspector.core.files import write_output
 
-    try:
-        write_atomically(path, _encoded(chunks))
-    except OSError as exc:
-        raise InspectorError(f"export: cannot write {path}: {exc.strerror}") from None
+    write_output(path, _encoded(chunks), "export --out")

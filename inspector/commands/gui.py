@@ -94,6 +94,12 @@ def check_desktop_libraries() -> None:
 
 
 def main(args: argparse.Namespace, out: TextIO) -> int:
+    if args.screenshot is not None:  # before Qt starts and the scenario runs
+        from pathlib import Path
+
+        from inspector.core.files import check_output_path
+
+        check_output_path(Path(args.screenshot), "--screenshot")
     choose_platform(headless_output=bool(args.screenshot or args.self_test))
     check_desktop_libraries()
     from inspector.app.app import run_gui  # Qt is loaded only when the window is wanted

@@ -32,23 +32,21 @@ def main(args: argparse.Namespace, out: TextIO) -> int:
 
     import tomlkit
 
-    from inspector.core.errors import InspectorError, ScenarioError
-    from inspector.core.files import write_atomically
+    from inspector.core.errors import ScenarioError
+    from inspector.core.files import check_output_path, write_output
     from inspector.formats.scenario_from import scenario_file_data, scenario_of_record
 
     with open_store_for_reading(args.db) as store:
         record = store.load(args.run_id)
+    path = Path(args.out)
+    check_output_path(path, "scenario-from --out")  # before the scenario is made
     try:
         data = scenario_file_data(record, args.side_effects)
         scenario_of_record(record, args.side_effects)  # what `run` will check, checked now
     except ValueError as exc:
         raise ScenarioError(f"scenario-from: {exc}") from None
     text = tomlkit.dumps(data)
-    path = Path(args.out)
-    try:
-        write_atomically(path, [text.encode("utf-8")])
-    except OSError as exc:
-        raise InspectorError(f"scenario-from: cannot write {path}: {exc.strerror}") from None
+    write_output(path, [text.encode("utf-8")], "scenario-from --out")
     steps = len(data["script"])
     print(f"saved run {record.run_id} as {path} ({steps} scripted replies)", file=sys.stderr)
     return 0

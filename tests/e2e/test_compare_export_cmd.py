@@ -150,8 +150,8 @@ def test_export_errors_are_one_line(capsys: Capsys, db: Path, tmp_path: Path) ->
         main(["export", run_id, "--format", "pdf", "--db", str(db)])
     assert exited.value.code == 2
     capsys.readouterr()
-    missing = tmp_path / "no" / "such" / "dir" / "x.jsonl"
-    assert main(["export", run_id, "--out", str(missing), "--db", str(db)]) == 1
+    missing = tmp_path / "no" / "such" / "dir" / "x.jsonl"  # bad input: exit 2
+    assert main(["export", run_id, "--out", str(missing), "--db", str(db)]) == 2
     error = capsys.readouterr().err.strip()
     assert "\n" not in error and str(missing) in error
     assert not missing.parent.exists()
