@@ -99,5 +99,6 @@ def add_set_argument(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="SECTION.KEY=VALUE",
-        help="override a scenario field; VALUE is read as TOML, else as a string",
+        help="override a scenario field; VALUE is read as TOML, else as a string (a broken "
+        "{...} or [...] is an error: quote text that starts with a bracket)",
     )

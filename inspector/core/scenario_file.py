@@ -130,7 +130,9 @@ def read_input_file(p: Path, name: str) -> str:
 
 
 def parse_override(text: str) -> tuple[list[str], Any]:
-    """``SECTION.KEY=VALUE``: VALUE is read as TOML, and taken as a plain string when it is not."""
+    """``SECTION.KEY=VALUE``: VALUE is read as TOML, and taken as a plain string when it is not
+    — unless it starts with ``{`` or ``[``: a broken inline table or array is a mistake, not
+    text (``ScenarioError`` with TOML's reason; a string that starts so is written quoted)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # bytes from the command line that are not UTF-8
@@ -142,7 +144,13 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     raw = raw.strip()
     try:
         value: Any = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
+    except tomllib.TOMLDecodeError as exc:
+        if raw.startswith(("{", "[")):
+            reason = str(exc).split(" (at ")[0]
+            raise ScenarioError(
+                f"--set {text!r}: not a TOML {'table' if raw[0] == '{' else 'array'}: {reason} "
+                "(quote it to set text)"
+            ) from None
         value = raw
     return path, value
 

@@ -421,6 +421,28 @@ def test_override_parses_like_toml() -> None:
     assert parse_override("a.b=[1, 2]") == (["a", "b"], [1, 2])
 
 
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("policy.fallback={ body = ", "table"),
+        ("validators=[1, ", "array"),
+        ("a.b=[INST] hi", "array"),
+    ],
+)
+def test_a_broken_inline_table_or_array_is_bad_input_not_text(text: str, kind: str) -> None:
+    """A value that starts like a TOML table or array and does not parse is a mistake: taken
+    as text, the turn ran on a string the user never meant (and exited 0)."""
+    with pytest.raises(ScenarioError) as raised:
+        parse_override(text)
+    assert str(raised.value).startswith(f"--set {text!r}: not a TOML {kind}: ")
+    assert str(raised.value).endswith("(quote it to set text)")
+
+
+def test_text_that_starts_with_a_bracket_is_set_quoted() -> None:
+    assert parse_override('prompt.user="[INST] hi"') == (["prompt", "user"], "[INST] hi")
+    assert parse_override("prompt.user=hi [there]") == (["prompt", "user"], "hi [there]")
+
+
 def test_apply_overrides_sets_nested_keys() -> None:
     data = {"policy": {"max_attempts": 3}}
     assert apply_overrides(data, ["policy.max_steps=9"]) == {
