@@ -74,7 +74,7 @@ def save_screenshot(window: MainWindow, path: str | Path) -> None:
     if not window.grab().save(buffer, "PNG"):
         raise InspectorError(f"--screenshot {path}: cannot encode the window as PNG")
     buffer.close()
-    write_output(Path(path), [data.data()], "--screenshot")
+    write_output(Path(path), [bytes(data.data())], "--screenshot")
 
 
 class _Headless:
