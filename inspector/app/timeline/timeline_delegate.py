@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.theme import is_dark, mix, status_colour
+from inspector.app.timeline import note_lines
+from inspector.app.timeline.note_lines import draw_note
 from inspector.app.timeline.text_fit import Elision
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.core.records import Verdict
@@ -35,7 +37,7 @@ Index = QModelIndex | QPersistentModelIndex
 __all__ = ["TimelineDelegate", "mix", "status_colour", "verdict_label"]  # kept importable here
 
 CLEARED_OPACITY = 0.5
-NOTE_INDENT = 10  # a note's text starts this far right of its column's edge
+NOTE_INDENT = note_lines.NOTE_INDENT  # a note's text starts this far right of its column
 # The colour a note kind is painted in (theme.STATUS_COLOURS); feedback is the text's own.
 NOTE_COLOURS = {"fail": "fail", "error": "error", "forced": "marker", "flip": "flip"}
 # Plain ints and flags for the per-cell paint path (an enum attribute read costs there).
@@ -229,24 +231,11 @@ class TimelineDelegate(QStyledItemDelegate):
         start = self.note_column
         if column < start:
             return
-        view = option.widget
-        rect = option.rect
-        if isinstance(view, QTableView):
-            left = view.columnViewportPosition(start)
-            right = view.viewport().width()
-        else:
-            left, right = rect.left(), rect.right()
-        left += NOTE_INDENT
-        area = QRect(left, rect.top(), max(0, right - left - 4), rect.height())
         painter.save()
-        painter.setClipRect(rect)
+        painter.setClipRect(option.rect)
         painter.setFont(option.font)
         painter.setPen(self._note_colour(cell.note, cell.cleared, option.palette))
-        text = cell.text
-        metrics = option.fontMetrics
-        if len(text) * metrics.averageCharWidth() > area.width() * 0.8:
-            text = metrics.elidedText(text, _ELIDE, area.width())
-        painter.drawText(area, _VCENTRE, text)
+        draw_note(painter, option, start, cell.text)
         painter.restore()
 
     def _note_colour(self, kind: str, cleared: bool, palette: QPalette) -> QColor:
