@@ -19,6 +19,8 @@ _ELIDE = Qt.TextElideMode.ElideRight
 _VCENTRE = Qt.AlignmentFlag.AlignVCenter
 NOTE_INDENT = 10  # a note's text starts this far right of its column's edge
 ELLIPSIS = "…"
+KEPT = 1024  # lines of the notes painted last kept (a page or two of notes, many times over)
+_shown: dict[tuple[str, int, bool, str], tuple[str, ...]] = {}
 
 
 def note_lines(metrics: QFontMetrics, text: str, width: int, two: bool) -> tuple[str, ...]:
@@ -56,10 +58,18 @@ def note_area(view: object, rect: QRect, column: int) -> QRect:
 
 
 def shown_lines(option: QStyleOptionViewItem, column: int, text: str) -> tuple[str, ...]:
-    """The lines a note row's cell at ``option.rect`` shows of ``text``."""
+    """The lines a note row's cell at ``option.rect`` shows of ``text`` (kept for the next
+    cells of its row and the next paints: a note is laid out once per width and font)."""
     metrics = option.fontMetrics
     two = option.rect.height() >= 2 * metrics.lineSpacing()  # a row made tall (``wrap_note``)
-    return note_lines(metrics, text, note_area(option.widget, option.rect, column).width(), two)
+    width = note_area(option.widget, option.rect, column).width()
+    key = (text, width, two, option.font.key())  # each cell of the row paints the same lines
+    lines = _shown.get(key)
+    if lines is None:
+        if len(_shown) >= KEPT:
+            _shown.clear()
+        lines = _shown[key] = note_lines(metrics, text, width, two)
+    return lines
 
 
 def draw_note(painter: QPainter, option: QStyleOptionViewItem, column: int, text: str) -> None:
@@ -70,7 +80,7 @@ def draw_note(painter: QPainter, option: QStyleOptionViewItem, column: int, text
     lines = shown_lines(option, column, text)
     if len(lines) == 1:
         if (
-            lines[0] is not text
+            lines[0] != text
             and isinstance(view, QTableView)
             and rect.height() < 2 * (metrics.lineSpacing())
         ):
