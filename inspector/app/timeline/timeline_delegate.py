@@ -30,7 +30,7 @@ from inspector.app.timeline.note_lines import draw_note
 from inspector.app.timeline.text_fit import Elision
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.core.records import Verdict
-from inspector.reports.labels import verdict_label, words
+from inspector.reports.labels import short_marker, verdict_label, words
 from inspector.reports.timeline_cells import PaintCell, flip_chip
 
 Index = QModelIndex | QPersistentModelIndex
@@ -107,6 +107,14 @@ def latency_bar_width(width: int, fraction: float | None) -> int:
 def latency_bar_colour(palette: QPalette, selected: bool) -> QColor:
     role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Highlight
     return palette.color(role)
+
+
+def chip_label(metrics: QFontMetrics, label: str, width: int) -> str:
+    """A chip's label in ``width``: whole, else its short form when that fits (``tool
+    pinned`` → ``pinned``), else elided."""
+    shown = metrics.elidedText(label, _ELIDE, width)
+    short = short_marker(label) if shown != label else None
+    return short if short and metrics.horizontalAdvance(short) <= width else shown
 
 
 class TimelineDelegate(QStyledItemDelegate):
@@ -425,7 +433,7 @@ class TimelineDelegate(QStyledItemDelegate):
         if laid is None:  # where each chip goes and its label elided, kept by labels and size
             rects = chip_rects(QRect(0, 0, width, height), labels, metrics)
             laid = [
-                (rect, metrics.elidedText(label, _ELIDE, rect.width() - CHIP_PAD))
+                (rect, chip_label(metrics, label, rect.width() - CHIP_PAD))
                 for rect, label in zip(rects, labels, strict=False)
             ]
             if len(self._chip_layouts) >= ELIDED_KEPT:

@@ -400,3 +400,17 @@ def test_a_reason_that_fits_keeps_its_one_line_row(qtbot: QtBot) -> None:
     row, _text = _note_row(view, "✗ output:")
     qtbot.wait(50)
     assert view.table.rowHeight(row) == view.table.verticalHeader().defaultSectionSize()
+
+
+def test_a_pinned_chip_too_narrow_for_its_tool_reads_pinned(qtbot: QtBot) -> None:
+    """At 1400x900 demo:invalid-output-fallback's Markers chip read "final_answ…"."""
+    from PySide6.QtGui import QFontMetrics
+
+    from inspector.app.timeline.timeline_delegate import chip_label
+
+    metrics = QFontMetrics(QFont())
+    label = "final_answer pinned"
+    narrow = metrics.horizontalAdvance("final_answ…")
+    assert chip_label(metrics, label, narrow) == "pinned"
+    assert chip_label(metrics, label, metrics.horizontalAdvance(label) + 1) == label
+    assert chip_label(metrics, "✗ max_length", narrow // 2).endswith("…")
