@@ -96,7 +96,9 @@ class TimelineTable(QTableView):
     def wrap_note(self, row: int) -> None:
         """A note row whose text was elided on one line: made two lines tall once the paint is
         over (``note_lines``). Rows keep the height (a model reset gives them back Qt's)."""
-        if row >= 0 and not self._to_wrap:
+        if row < 0:
+            return
+        if not self._to_wrap:
             QTimer.singleShot(0, self, self._wrap_notes)
         self._to_wrap.add(row)
 
