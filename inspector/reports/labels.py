@@ -95,6 +95,14 @@ def forced_markers(forced: Forced | None) -> list[tuple[str, str]]:
     return markers
 
 
+def short_marker(label: str) -> str | None:
+    """A marker chip's words where its label does not fit the chip: ``pinned`` for ``<tool>
+    pinned`` (the tool is named in the note row under the step); None: no shorter form."""
+    if label.endswith(" pinned") and label != "pinned":
+        return "pinned"
+    return None
+
+
 def forced_label(forced: Forced | None) -> str:
     """``forced: tools off +instruction`` (B2) or ``forced: final_answer pinned`` (B3); "" if
     the loop did not force the step."""

@@ -85,3 +85,10 @@ def test_the_step_cap_is_stated_beside_the_steps_taken() -> None:
     assert step_cap(8) == "8 steps max"
     assert step_cap(1) == "1 step max"
     assert step_cap(None) == ""
+
+
+def test_a_pinned_markers_short_form_drops_the_tool() -> None:
+    from inspector.reports.labels import short_marker
+
+    assert short_marker("final_answer pinned") == "pinned"
+    assert short_marker("tools off") is None and short_marker("+instruction") is None

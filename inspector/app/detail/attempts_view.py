@@ -41,6 +41,7 @@ from inspector.app.detail.attempt_html import (
 )
 from inspector.app.detail.attempt_index import AttemptIndex
 from inspector.app.detail.chat_bubbles import ChatView, note
+from inspector.app.detail.turn_views import TurnViews
 from inspector.app.theme import is_dark
 from inspector.app.widgets.loop_turns import in_own_turn
 from inspector.app.widgets.throttle import Throttle
@@ -58,6 +59,7 @@ COLUMN_MIN = 160  # px: a page holds as many attempt columns as fit at this widt
 COLUMN_SPACING = 6
 STREAMED_ATTEMPTS = 20  # attempts whose candidates the "streaming UI showed" view lists
 PAGE_KEYS = "Left/Right: attempt · PgUp/PgDn: page · click: its step"
+SHORT_KEYS = "←/→ attempt · PgUp/PgDn page"  # where PAGE_KEYS does not fit
 LOADING = "loading the run's steps…"  # a long run opened light: its attempts come with them
 
 
@@ -102,9 +104,9 @@ class Column(QFrame):
 
 
 class _KeysHint(QLabel):
-    """The paging keys in the room left beside the page, elided with "…" when narrower than
-    them (a right-aligned ``QLabel`` cuts its text's start: "mpt · PgUp/PgDn: page…" at
-    1024×700); the whole text is its tooltip."""
+    """The paging keys in the room left beside the page: ``SHORT_KEYS`` where they do not fit
+    (at 1024×700), elided with "…" when narrower than those (a right-aligned ``QLabel`` cuts
+    its text's start: "mpt · PgUp/PgDn: page…"); the whole text is its tooltip."""
 
     def __init__(self, text: str, parent: QWidget) -> None:
         super().__init__(text, parent)
@@ -113,9 +115,11 @@ class _KeysHint(QLabel):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        shown = self.fontMetrics().elidedText(
-            self._whole, Qt.TextElideMode.ElideRight, self.contentsRect().width()
-        )
+        metrics, width = self.fontMetrics(), self.contentsRect().width()
+        whole = self._whole
+        if metrics.horizontalAdvance(whole) > width:
+            whole = SHORT_KEYS
+        shown = metrics.elidedText(whole, Qt.TextElideMode.ElideRight, width)
         if shown != self.text():
             self.setText(shown)
 
@@ -190,9 +194,14 @@ class AttemptsView(QWidget):
         self.final_call = Column(self, "<b>Model saw on the final call</b>")
         self.transcript = Column(self, "<b>Persisted transcript</b>")
         self.streamed = Column(self, "<b>Streaming UI showed, then cleared</b>")
-        views = QSplitter(Qt.Orientation.Horizontal, self)
-        for column in (self.final_call, self.transcript, self.streamed):
-            views.addWidget(column)
+        views = self.views = TurnViews(
+            self,
+            [
+                (self.final_call, "Final call"),
+                (self.transcript, "Transcript"),
+                (self.streamed, "Streamed, cleared"),
+            ],
+        )
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self._strip)
         split.addWidget(views)

@@ -25,17 +25,19 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.app.theme import is_dark, mix, status_colour
+from inspector.app.timeline import note_lines
+from inspector.app.timeline.note_lines import draw_note
 from inspector.app.timeline.text_fit import Elision
 from inspector.app.timeline.timeline_item_model import Column, TimelineItemModel, TimelineRole
 from inspector.core.records import Verdict
-from inspector.reports.labels import verdict_label, words
+from inspector.reports.labels import short_marker, verdict_label, words
 from inspector.reports.timeline_cells import PaintCell, flip_chip
 
 Index = QModelIndex | QPersistentModelIndex
 __all__ = ["TimelineDelegate", "mix", "status_colour", "verdict_label"]  # kept importable here
 
 CLEARED_OPACITY = 0.5
-NOTE_INDENT = 10  # a note's text starts this far right of its column's edge
+NOTE_INDENT = note_lines.NOTE_INDENT  # a note's text starts this far right of its column
 # The colour a note kind is painted in (theme.STATUS_COLOURS); feedback is the text's own.
 NOTE_COLOURS = {"fail": "fail", "error": "error", "forced": "marker", "flip": "flip"}
 # Plain ints and flags for the per-cell paint path (an enum attribute read costs there).
@@ -105,6 +107,14 @@ def latency_bar_width(width: int, fraction: float | None) -> int:
 def latency_bar_colour(palette: QPalette, selected: bool) -> QColor:
     role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Highlight
     return palette.color(role)
+
+
+def chip_label(metrics: QFontMetrics, label: str, width: int) -> str:
+    """A chip's label in ``width``: whole, else its short form when that fits (``tool
+    pinned`` → ``pinned``), else elided."""
+    shown = metrics.elidedText(label, _ELIDE, width)
+    short = short_marker(label) if shown != label else None
+    return short if short and metrics.horizontalAdvance(short) <= width else shown
 
 
 class TimelineDelegate(QStyledItemDelegate):
@@ -229,24 +239,11 @@ class TimelineDelegate(QStyledItemDelegate):
         start = self.note_column
         if column < start:
             return
-        view = option.widget
-        rect = option.rect
-        if isinstance(view, QTableView):
-            left = view.columnViewportPosition(start)
-            right = view.viewport().width()
-        else:
-            left, right = rect.left(), rect.right()
-        left += NOTE_INDENT
-        area = QRect(left, rect.top(), max(0, right - left - 4), rect.height())
         painter.save()
-        painter.setClipRect(rect)
+        painter.setClipRect(option.rect)
         painter.setFont(option.font)
         painter.setPen(self._note_colour(cell.note, cell.cleared, option.palette))
-        text = cell.text
-        metrics = option.fontMetrics
-        if len(text) * metrics.averageCharWidth() > area.width() * 0.8:
-            text = metrics.elidedText(text, _ELIDE, area.width())
-        painter.drawText(area, _VCENTRE, text)
+        draw_note(painter, option, start, cell.text)
         painter.restore()
 
     def _note_colour(self, kind: str, cleared: bool, palette: QPalette) -> QColor:
@@ -436,7 +433,7 @@ class TimelineDelegate(QStyledItemDelegate):
         if laid is None:  # where each chip goes and its label elided, kept by labels and size
             rects = chip_rects(QRect(0, 0, width, height), labels, metrics)
             laid = [
-                (rect, metrics.elidedText(label, _ELIDE, rect.width() - CHIP_PAD))
+                (rect, chip_label(metrics, label, rect.width() - CHIP_PAD))
                 for rect, label in zip(rects, labels, strict=False)
             ]
             if len(self._chip_layouts) >= ELIDED_KEPT:

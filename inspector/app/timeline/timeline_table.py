@@ -18,6 +18,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
     QRect,
+    QTimer,
     SignalInstance,
 )
 from PySide6.QtGui import QHoverEvent, QPaintEvent
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import QTableView, QWidget
 
 from inspector.app.timeline import row_painter
 from inspector.app.timeline.cell_pictures import CellPictures
+from inspector.app.timeline.note_lines import two_line_height
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -39,6 +41,7 @@ class TimelineTable(QTableView):
         self.cells_painted = 0  # cells row_painter painted (tests count them)
         self._hover = QPersistentModelIndex()  # the cell Qt's view takes as hovered
         self.pictures = CellPictures()  # cells row_painter draws as pixmaps (None: none)
+        self._to_wrap: set[int] = set()  # note rows elided when painted, made tall next turn
 
     def setModel(self, model: QAbstractItemModel | None) -> None:
         old = self.model()
@@ -89,6 +92,30 @@ class TimelineTable(QTableView):
             viewport.update()
         elif top < viewport.height():  # the rows from there down moved or are new
             viewport.update(QRect(0, top, viewport.width(), viewport.height() - top))
+
+    def wrap_note(self, row: int) -> None:
+        """A note row whose text was elided on one line: made two lines tall once the paint is
+        over (``note_lines``). Rows keep the height (a model reset gives them back Qt's)."""
+        if row < 0:
+            return
+        if not self._to_wrap:
+            QTimer.singleShot(0, self, self._wrap_notes)
+        self._to_wrap.add(row)
+
+    def _wrap_notes(self) -> None:
+        rows, self._to_wrap = self._to_wrap, set()
+        model = self.model()
+        header = self.verticalHeader()
+        tall = two_line_height(header.defaultSectionSize(), self.fontMetrics())
+        note_at = getattr(model, "note_at", None)
+        for row in sorted(rows):
+            if (
+                note_at is not None
+                and 0 <= row < model.rowCount()
+                and note_at(row) is not None
+                and self.rowHeight(row) < tall
+            ):
+                self.setRowHeight(row, tall)
 
     def viewportEvent(self, event: QEvent) -> bool:
         """Follows the hovered cell as ``QAbstractItemView.viewportEvent`` does: its row is

@@ -419,13 +419,42 @@ def test_the_paging_keys_read_from_their_start_or_end_in_an_ellipsis(
 ) -> None:
     # At 1024x700 the centre tab is ~400 px wide: the right-aligned hint was cut at its left
     # edge ("mpt · PgUp/PgDn: page · click: its step").
-    from inspector.app.detail.attempts_view import PAGE_KEYS
+    # Then the short keys: the long ones elided read "Left/Right: attempt · PgUp/PgDn: pa…".
+    from inspector.app.detail.attempts_view import PAGE_KEYS, SHORT_KEYS
 
     view = make_view(qtbot, width)
     show(qtbot, view, stored_run("retry-feedback"))
     keys = view.keys
     shown = keys.text()
     assert keys.fontMetrics().horizontalAdvance(shown) <= keys.contentsRect().width()
-    if shown != PAGE_KEYS:
-        assert shown.endswith("…") and PAGE_KEYS.startswith(shown[:-1])
+    assert shown == (SHORT_KEYS if width == 420 else PAGE_KEYS)  # whole, not elided
     assert keys.toolTip() == PAGE_KEYS
+
+
+def test_the_keys_shorter_still_end_in_an_ellipsis(qtbot: QtBot) -> None:
+    from inspector.app.detail.attempts_view import SHORT_KEYS
+
+    view = make_view(qtbot, 250)
+    show(qtbot, view, stored_run("retry-feedback"))
+    shown = view.keys.text()
+    assert shown.endswith("…") and SHORT_KEYS.startswith(shown[:-1])
+
+
+@pytest.mark.parametrize("width", [420, 1300])
+def test_the_three_views_of_the_turn_are_never_squeezed(qtbot: QtBot, width: int) -> None:
+    """At 1024x700 the three panes side by side were ~130 px each ("ASSISTAN T"): narrower
+    than PANE_MIN each, they are tabs, the one shown as wide as the three."""
+    from inspector.app.detail.turn_views import PANE_MIN
+
+    view = make_view(qtbot, width)
+    show(qtbot, view, stored_run("retry-feedback"))
+    panes = [view.final_call, view.transcript, view.streamed]
+    shown = [pane for pane in panes if pane.isVisible()]
+    assert shown and all(pane.width() >= PANE_MIN for pane in shown)
+    assert len(shown) == (1 if width == 420 else 3)
+    assert "Tell Sam" in view.transcript.body.toPlainText()  # rendered, shown or not
+    if width == 420:
+        view.resize(1300, 850)  # wide again: side by side, titled
+        qtbot.waitUntil(
+            lambda: all(pane.width() >= PANE_MIN and pane.title.isVisible() for pane in panes)
+        )

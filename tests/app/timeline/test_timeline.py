@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from inspector.app.timeline import row_painter
@@ -359,3 +360,57 @@ def test_step_numbers_read_whole_where_a_digits_advance_is_fractional(
     metrics = view.table.fontMetrics()
     for step in ("100000", "99999"):
         assert metrics.elidedText(step, Qt.TextElideMode.ElideRight, inner) == step
+
+
+def _note_row(view: TimelineView, start: str) -> tuple[int, str]:
+    for row in range(view.model.rowCount()):
+        found = view.model.note_at(row)
+        if found is not None and found[1].text.startswith(start):
+            return row, found[1].text
+    raise AssertionError(f"no note starting {start!r}")
+
+
+@pytest.mark.parametrize(
+    ("demo", "start"),
+    [("final-answer-tool", "✗ output: answered in plain text"), ("step-cap", "⚑ forced: the")],
+)
+def test_a_reason_too_long_for_one_line_reads_whole_on_two(
+    qtbot: QtBot, demo: str, start: str
+) -> None:
+    """At 1024x700 the timeline is ~440 px wide: the reason row was elided ("…final_a…")."""
+    from inspector.app.timeline.note_lines import shown_lines
+
+    view = make_view(qtbot, stored_run(demo))
+    view.resize(440, 520)
+    row, text = _note_row(view, start)
+    one_line = view.table.verticalHeader().defaultSectionSize()
+    qtbot.waitUntil(lambda: view.table.rowHeight(row) > one_line)  # made tall after its paint
+    option = QStyleOptionViewItem()
+    view.table.initViewItemOption(option)
+    column = view.table.itemDelegate().note_column
+    option.rect = view.table.visualRect(view.model.index(row, column))
+    lines = shown_lines(option, column, text)
+    assert len(lines) == 2 and " ".join(lines) == text  # nothing elided
+    step_row = view.model.row_of_step(1)
+    assert view.table.rowHeight(step_row) == one_line  # steps keep their one line
+
+
+def test_a_reason_that_fits_keeps_its_one_line_row(qtbot: QtBot) -> None:
+    view = make_view(qtbot, stored_run("final-answer-tool"))  # 1100 px wide
+    row, _text = _note_row(view, "✗ output:")
+    qtbot.wait(50)
+    assert view.table.rowHeight(row) == view.table.verticalHeader().defaultSectionSize()
+
+
+def test_a_pinned_chip_too_narrow_for_its_tool_reads_pinned(qtbot: QtBot) -> None:
+    """At 1400x900 demo:invalid-output-fallback's Markers chip read "final_answ…"."""
+    from PySide6.QtGui import QFontMetrics
+
+    from inspector.app.timeline.timeline_delegate import chip_label
+
+    metrics = QFontMetrics(QFont())
+    label = "final_answer pinned"
+    narrow = metrics.horizontalAdvance("final_answ…")
+    assert chip_label(metrics, label, narrow) == "pinned"
+    assert chip_label(metrics, label, metrics.horizontalAdvance(label) + 1) == label
+    assert chip_label(metrics, "✗ max_length", narrow // 2).endswith("…")

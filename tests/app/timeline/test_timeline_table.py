@@ -125,3 +125,21 @@ def test_rows_removed_take_qts_full_layout(qtbot: QtBot) -> None:
     stream.view.set_flips({})  # the note row goes
     stream.settle()
     assert stream.view.table.full_layouts > layouts
+
+
+def test_a_note_asked_for_outside_the_rows_does_not_stop_the_next(qtbot: QtBot) -> None:
+    from inspector.app.timeline.timeline_view import TimelineView
+    from tests.helpers.demo_events import stored_run
+
+    view = TimelineView()
+    qtbot.addWidget(view)
+    view.show_run(stored_run("step-cap"))
+    row = next(r for r in range(view.model.rowCount()) if view.model.note_at(r) is not None)
+    one_line = view.table.rowHeight(row)
+    view.table.wrap_note(-1)  # no row there
+    view.table.wrap_note(row)
+    qtbot.waitUntil(lambda: view.table.rowHeight(row) > one_line)
+    step = view.model.row_of_step(1)
+    view.table.wrap_note(step)  # a step row is never made tall
+    qtbot.wait(20)
+    assert view.table.rowHeight(step) == one_line
