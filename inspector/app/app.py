@@ -112,7 +112,6 @@ class _Headless:
         self.code = self.done(record, problem)
         self.exit(self.code)
 
-
     def _settling(self) -> bool:
         """Something the picture must show is still coming from a worker thread: the shown
         run's cost (the pricing thread: not "cost …"), or the store's runs (read on a worker
