@@ -62,8 +62,11 @@ def scenario_file_data(record: RunRecord, side_effects: Iterable[str] = ()) -> d
     """``scenario_dict`` for a file (``scenario-from``, Save as scenario): shared like an export,
     so redacted as the exports are — a key a reply or a prompt held (a model or a server
     echoing it) is not written into the file. (An imported run's stored ``scenario_source``
-    keeps the text, as the store keeps every text.)"""
-    data: dict[str, Any] = redacted(scenario_dict(record, side_effects))
+    keeps the text, as the store keeps every text.) Redacted as an export redacts a run's
+    ``scenario_source``: its schemas (a tool's ``password`` parameter, an output's ``api_key``
+    field) stay, or the file would not load."""
+    wrapped = redacted({"scenario_source": scenario_dict(record, side_effects)})
+    data: dict[str, Any] = wrapped["scenario_source"]
     return data
 
 

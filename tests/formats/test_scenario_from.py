@@ -97,3 +97,47 @@ def test_a_saved_scenario_carries_no_key_the_run_held(
     assert data["prompt"]["messages"][0]["content"] == "Use [redacted] to text Sam."
     assert _run(capsys, db, path)["status"] == "succeeded"  # still a scenario that runs
     assert key not in scenario_text(db, str(original["run_id"]))  # the window's Save as
+
+
+LOGIN = """\
+name = "login"
+[prompt]
+user = "log in"
+[[tools]]
+name = "login"
+description = "Log in"
+result = "ok"
+[tools.parameters]
+type = "object"
+required = ["user", "password"]
+[tools.parameters.properties.user]
+type = "string"
+[tools.parameters.properties.password]
+type = "string"
+[output.schema]
+type = "object"
+properties = { api_key = { type = "string" } }
+[[script]]
+tool_calls = [{ name = "login", arguments = { user = "bob", password = "hunter2hunter2" } }]
+[[script]]
+final = { api_key = "none" }
+"""
+
+
+def test_a_saved_scenario_keeps_its_schemas_credential_named_fields(
+    capsys: Capsys, db: Path, tmp_path: Path
+) -> None:
+    """Redacted as an export redacts a run's scenario: a tool's parameter or an output field
+    named ``password``/``api_key`` is a schema, not a credential — it stays, and the saved
+    file loads and runs; the recorded argument's value is still not written."""
+    scenario = tmp_path / "login.toml"
+    scenario.write_text(LOGIN, encoding="utf-8")
+    original = _run(capsys, db, scenario)
+    assert original["status"] == "succeeded"
+    path = tmp_path / "saved.toml"
+    data = _save(capsys, db, str(original["run_id"]), path)
+    assert data["tools"][0]["parameters"]["properties"]["password"] == {"type": "string"}
+    assert data["output"]["schema"]["properties"]["api_key"] == {"type": "string"}
+    assert "hunter2hunter2" not in path.read_text()
+    assert _run(capsys, db, path)["status"] == "succeeded"
+    assert "hunter2hunter2" not in scenario_text(db, str(original["run_id"]))
