@@ -281,6 +281,20 @@ def _role(key: str) -> int:
     return _FIELD_SECRET if is_secret_field(key) else _PLAIN
 
 
+def _schemas(item: Any) -> bool:
+    """Whether ``item`` is a JSON schema's ``properties``: a non-empty mapping of names to
+    schemas (each a mapping). A tool's ``password`` parameter is a name there, not a value."""
+    return isinstance(item, dict) and bool(item) and all(isinstance(v, dict) for v in item.values())
+
+
+def _redact_schemas(properties: dict[Any, Any], by_name: bool) -> dict[Any, Any]:
+    """``properties`` with each schema walked (its defaults, examples...), its names kept: a
+    tool's schema exported whole, so that the run imported back replays as recorded."""
+    out = {name: _redact(schema, by_name, None) for name, schema in properties.items()}
+    same = all(out[name] is schema for name, schema in properties.items())
+    return properties if same else out
+
+
 def _redact(
     value: Any,
     by_name: bool,
@@ -294,6 +308,8 @@ def _redact(
             new: Any = item
             if not isinstance(key, str):
                 new = _redact(item, by_name, None)
+            elif key == "properties" and _schemas(item):  # a JSON schema's: names, not values
+                new = _redact_schemas(item, by_name)
             elif mapping is not None:  # a header or parameter name
                 secret = (
                     header_is_secret(key, scenario_secret)

@@ -105,3 +105,22 @@ async def test_a_runs_overrides_keep_no_credential() -> None:
         "retry-feedback", "model.params.api_key=plainkey123", "policy.max_attempts=3"
     )
     assert record.overrides == ["model.params.api_key=[redacted]", "policy.max_attempts=3"]
+
+
+def test_a_schemas_property_names_are_names_not_values() -> None:
+    """A tool's ``password`` parameter is kept whole (its schema), its value in a call is not."""
+    tool = {
+        "name": "login",
+        "parameters": {
+            "type": "object",
+            "properties": {"password": {"type": "string"}, "user": {"type": "string"}},
+        },
+    }
+    assert redact(tool) is tool
+    sent = {"properties": {"password": "hunter2"}}  # data that happens to use the word
+    assert redact(sent) == {"properties": {"password": REDACTED}}
+    token = "Bearer sk-abcdefghijklmnopqrstuvwx"
+    with_default = {"properties": {"token": {"type": "string", "default": token}}}
+    assert redact(with_default) == {
+        "properties": {"token": {"type": "string", "default": REDACTED}}
+    }

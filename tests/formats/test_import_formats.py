@@ -235,3 +235,37 @@ def test_our_own_jsonl_export_imports_as_the_run_it_came_from(
     err = capsys.readouterr().err
     ends = "the export ends before its run does (no run_finished line)"
     assert err == f"agent-inspector: error: {cut}: inspector-jsonl: {ends}\n"
+
+
+def test_an_exported_tool_with_a_password_parameter_imports_back_replayable(
+    capsys: Capsys, db: Path, tmp_path: Path
+) -> None:
+    """The export redacted a schema's ``password`` property by name (``"password":
+    "[redacted]"``): the run imported from it diverged at step 1 under ``replay --offline``.
+    Schema property names are names; the password the model sent stays redacted."""
+    scenario = tmp_path / "login.toml"
+    scenario.write_text(
+        'name = "login"\n[model]\nprovider = "scripted"\nname = "demo"\n'
+        '[prompt]\nsystem = "x"\nuser = "log in"\n'
+        '[[tools]]\nname = "login"\ndescription = "log in"\nresult = "ok"\n'
+        'parameters = { type = "object", properties = { user = { type = "string" }, '
+        'password = { type = "string" } }, required = ["user", "password"] }\n'
+        '[[script]]\ntool_calls = [{ name = "login", arguments = '
+        '{ user = "bob", password = "hunter2-secret" } }]\n'
+        '[[script]]\ntext = "done"\n'
+    )
+    assert main(["run", str(scenario), "--db", str(db), "--json"]) == 0
+    run_id = json.loads(capsys.readouterr().out)["run_id"]
+    exported = tmp_path / "run.jsonl"
+    assert (
+        main(["export", run_id, "--format", "jsonl", "--out", str(exported), "--db", str(db)]) == 0
+    )
+    text = exported.read_text()
+    assert "hunter2-secret" not in text
+    assert '"password":{"type":"string"}' in text.replace(" ", "")
+    capsys.readouterr()
+    elsewhere = tmp_path / "elsewhere.sqlite3"
+    imported = _import(capsys, elsewhere, exported)
+    code = main(["replay", imported["run_id"], "--offline", "--db", str(elsewhere), "--json"])
+    replay = json.loads(capsys.readouterr().out)
+    assert code == 0 and replay["status"] == "succeeded", replay.get("error")
