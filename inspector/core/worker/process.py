@@ -106,16 +106,21 @@ class WorkerProcess:
     def receive_blocking(self, timeout_s: float | None) -> Reply:
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         while True:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            try:
-                readable = self._wait(left)
-            except OSError:
-                raise WorkerGone(self._death()) from None
-            if not readable:
-                raise TimeoutError
+            self._wait_until(deadline)
             reply = self._recv()
             if reply is not None:
                 return reply
+
+    def _wait_until(self, deadline: float | None) -> None:
+        """Returns when a reply (or the end of the connection) can be read; ``TimeoutError``
+        past ``deadline`` (``time.monotonic``; None: no limit)."""
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            readable = self._wait(left)
+        except OSError:
+            raise WorkerGone(self._death()) from None
+        if not readable:
+            raise TimeoutError
 
     def _wait(self, timeout_s: float | None) -> bool:
         """Whether a reply (or the end of the connection) can be read within ``timeout_s``."""
@@ -154,13 +159,7 @@ class WorkerProcess:
         """The reply to the early Check ``sent`` (read now if it has not come yet)."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         while sent not in self.answers:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            try:
-                readable = self._wait(left)
-            except OSError:
-                raise WorkerGone(self._death()) from None
-            if not readable:
-                raise TimeoutError
+            self._wait_until(deadline)
             self._recv()
         return self.answers.pop(sent)
 
