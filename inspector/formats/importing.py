@@ -77,6 +77,19 @@ def looks_like_call(entry: Any) -> bool:
     return "request" in entry or "custom_id" in entry or isinstance(entry.get("body"), dict)
 
 
+def _broken_first_line(text: str) -> str | None:
+    """Why a log's first line is not JSON (``line 1: …``), when it reads as one JSON object
+    begun on one line: a damaged log says where, not "format not recognised"."""
+    first = text.lstrip().split("\n", 1)[0].strip()
+    if not first.startswith("{") or '"' not in first:
+        return None
+    try:
+        json.loads(first)
+    except json.JSONDecodeError as exc:
+        return f"line 1: not valid JSON: {exc.msg} (column {exc.colno})"
+    return None
+
+
 def _parsed(text: str) -> Any:
     """The text as one JSON value, or ``None`` (a log of lines, or not JSON at all)."""
     try:
@@ -102,7 +115,7 @@ def import_file(
     data = _parsed(text) if fmt in ("auto", "otel", "pydantic-ai") else None
     chosen = detect(text, data) if fmt == "auto" else fmt
     if chosen is None:
-        raise ImportFileError(f"{path}: {UNRECOGNISED}")
+        raise ImportFileError(f"{path}: {_broken_first_line(text) or UNRECOGNISED}")
     try:
         return _parse(chosen, text, label, new_id, data)
     except ImportFileError:

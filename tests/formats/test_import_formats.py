@@ -140,6 +140,8 @@ def test_an_imported_run_is_a_normal_run(capsys: Capsys, db: Path, tmp_path: Pat
     [
         ("a.json", "{", "a.json: format not recognised"),
         ("a.json", "[1, 2]", "a.json: format not recognised"),
+        ("l.jsonl", '{"request": {"messages": [}\n{"request": {}}\n',
+         "l.jsonl: line 1: not valid JSON: Expecting value (column 27)"),
         ("t.otlp.json", '{"resourceSpans": 3}', "resourceSpans"),
         ("t.otlp.json", '{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "chat x",'
          ' "traceId": "zz"}]}]}]}', "span 1 ('chat x'): id 'zz' is not hex"),
