@@ -24,7 +24,7 @@ def run_in_window(
         assert window.library.select_scenario(ref)
     with qtbot.waitSignal(window.runner.finished, timeout=timeout_ms) as finished:
         assert (start or window.run_turn)() is not False
-    qtbot.waitUntil(lambda: not window.runner.busy)
+    qtbot.waitUntil(lambda: not window.runner.busy and window.pacer.pending == 0)
     record = finished.args[0]
     assert isinstance(record, RunRecord)
     return record

@@ -37,7 +37,9 @@ def replay_in_window(window: MainWindow, qtbot: QtBot, *, offline: bool) -> RunR
     window.replay.offline_box.setChecked(offline)
     with qtbot.waitSignal(window.runner.finished, timeout=20_000) as finished:
         window.replay.replay_action.trigger()
-    qtbot.waitUntil(lambda: not window.runner.busy)
+    # The window's end of the run (its message, then the replay's) may wait in the event
+    # pacer for a later loop turn than the runner's idle signal (a loaded machine).
+    qtbot.waitUntil(lambda: not window.runner.busy and window.pacer.pending == 0)
     record: RunRecord = finished.args[0]
     return record
 
